@@ -1,0 +1,138 @@
+# lrugen - one non-recursive Makefile for every part.
+#
+#   make                  build lrugen, lrugend, lrugen-store, lrugen-top, liblrugen.a
+#   make check            build with ASan/UBSan and run every test (summary at the end)
+#   make fuzz             run the parser fuzzer (clang libFuzzer) for FUZZ_TIME seconds
+#   make bench            run every benchmark in bench/
+#   make install          PREFIX=/usr/local DESTDIR=
+#
+# Variables: V=1 prints full commands; SANITIZE=address,undefined; CI=true adds
+# -Werror; O=DIR puts every output in DIR (default build).
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+PROTOC_C ?= protoc-c
+
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wwrite-strings -Wvla -Wno-format-nonliteral
+ifeq ($(CI),true)
+WARNINGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+PKGS := libprotobuf-c jansson
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) $(SANFLAGS) -MMD -MP \
+	-Ilib -I$(O)/gen $(PKG_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+# --- generated protobuf code ---------------------------------------------
+PROTO_C := $(O)/gen/lrugen.pb-c.c
+PROTO_H := $(O)/gen/lrugen.pb-c.h
+$(PROTO_C) $(PROTO_H) &: proto/lrugen.proto
+	$(call say,PROTOC,$<)mkdir -p $(O)/gen && $(PROTOC_C) --proto_path=proto --c_out=$(O)/gen $<
+
+# --- liblrugen -------------------------------------------------------------
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/lrugen.pb-c.o
+LIBA := $(O)/liblrugen.a
+
+$(LIBA): $(LIB_OBJS)
+	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+# every object needs the generated header first
+$(O)/%.o: %.c | $(PROTO_H)
+	$(call say,CC,$<)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(O)/gen/lrugen.pb-c.o: $(PROTO_C)
+	$(call say,CC,$<)$(CC) $(filter-out -W%,$(ALL_CFLAGS)) -c -o $@ $<
+
+# --- programs ---------------------------------------------------------------
+PROGRAMS := lrugen lrugend lrugen-store lrugen-top
+lrugen_SRCS := $(wildcard cli/*.c)
+lrugend_SRCS := $(wildcard collector/*.c)
+lrugen-store_SRCS := $(wildcard store/*.c)
+lrugen-top_SRCS := $(wildcard tui/*.c)
+
+define program
+$(O)/$(1): $$($(1)_SRCS:%.c=$(O)/%.o) $(LIBA)
+	$$(call say,LINK,$$@)$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS) $$($(1)_LIBS)
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call program,$(p))))
+
+BINS := $(PROGRAMS:%=$(O)/%)
+
+all: $(BINS) $(LIBA)
+
+# --- tests -----------------------------------------------------------------
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+TEST_HELPER_OBJS := $(O)/tests/unit/testutil.o
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+
+tests: $(UNIT_BINS) $(BINS)
+
+# make check: every test under ASan and UBSan, in its own build directory
+CHECK_O ?= build/check
+check:
+	$(Q)$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
+		CFLAGS='-O1 -g' run-tests
+
+run-tests: tests
+	$(Q)O=$(O) tests/run
+
+# --- fuzzing (clang libFuzzer) ---------------------------------------------
+FUZZ_TIME ?= 60
+FUZZ_O := build/fuzz
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib
+$(FUZZ_O)/fuzz_parse: tests/fuzz/fuzz_parse.c lib/lru_parse.c lib/lru_model.c lib/lru_err.c \
+		lib/lru_parse.h lib/lru_model.h lib/lru_err.h
+	$(call say,CLANG,$@)mkdir -p $(@D) && clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
+
+fuzz: $(FUZZ_O)/fuzz_parse
+	$(Q)mkdir -p $(FUZZ_O)/corpus
+	$(Q)cp -n tests/corpus/parse/* tests/fixtures/*/lru_gen*.txt $(FUZZ_O)/corpus/ 2>/dev/null || true
+	$(FUZZ_O)/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+		-artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus
+
+# --- benchmarks ----------------------------------------------------------------
+BENCH_BINS := $(O)/bench/bench_parse
+$(O)/bench/bench_parse: $(O)/bench/parse/bench_parse.o $(LIBA)
+	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+bench: $(BENCH_BINS) $(BINS)
+	$(Q)O=$(O) bench/run
+
+# --- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lrugen
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 lib/*.h $(PROTO_H) $(DESTDIR)$(PREFIX)/include/lrugen/
+
+clean:
+	rm -rf build
+
+.PHONY: all tests check run-tests fuzz bench install clean
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

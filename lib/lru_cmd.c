@@ -1,0 +1,250 @@
+#include "lru_cmd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *memcg_path(const struct lru_snapshot *snap, const struct lru_lruvec *lv)
+{
+	return snap->memcgs[lv->memcg].path;
+}
+
+static enum lru_err check_online(const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+				 struct lru_error *err)
+{
+	const struct lru_memcg *m = lru_lruvec_memcg(snap, lv);
+
+	if (m->id == 0 && m->path[0])
+		return lru_fail(err, LRU_EINVAL,
+				"memcg '%s' is offline (id 0) and cannot be aged or evicted",
+				m->path);
+	return LRU_OK;
+}
+
+enum lru_err lru_cmd_age(const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+			 int can_swap, int force_scan, struct lru_cmd *cmd,
+			 struct lru_error *err)
+{
+	enum lru_err rc = check_online(snap, lv, err);
+
+	if (rc)
+		return rc;
+	if (!force_scan && lv->nr_gens >= LRU_MAX_GENS)
+		return lru_fail(err, LRU_EINVAL,
+				"memcg '%s' node %d has %d generations: aging it needs force_scan",
+				memcg_path(snap, lv), lv->node, LRU_MAX_GENS);
+	cmd->op = '+';
+	cmd->memcg_id = lru_lruvec_memcg(snap, lv)->id;
+	cmd->node = lv->node;
+	cmd->seq = lru_lruvec_max_seq(lv);
+	cmd->swap = can_swap ? 1 : 0;
+	cmd->extra = force_scan ? 1 : 0;
+	return LRU_OK;
+}
+
+enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
+				      const struct lru_lruvec *lv, uint64_t older_than_ms,
+				      int swappiness, uint64_t max_pages,
+				      struct lru_cmd *cmd, uint64_t *pages,
+				      struct lru_error *err)
+{
+	enum lru_err rc = check_online(snap, lv, err);
+	uint64_t sum = 0;
+	int last = -1;
+	unsigned g;
+
+	if (rc)
+		return rc;
+	if (swappiness < -1 || swappiness > LRU_SWAPPINESS_MAX)
+		return lru_fail(err, LRU_EINVAL, "swappiness %d is out of range (0-200 or max)",
+				swappiness);
+	/* generation g is cold when g+1 was born before the threshold */
+	for (g = 0; g + LRU_MIN_NR_GENS < lv->nr_gens; g++) {
+		if (lv->gens[g + 1].age_ms <= older_than_ms)
+			break;
+		last = (int)g;
+	}
+	if (last < 0)
+		return lru_fail(err, LRU_ENOENT,
+				"no evictable generation of memcg '%s' node %d is older than %" PRIu64 " ms",
+				memcg_path(snap, lv), lv->node, older_than_ms);
+	for (g = 0; g <= (unsigned)last; g++) {
+		const struct lru_gen *gen = &lv->gens[g];
+
+		if (swappiness != 0 && !(gen->evicted & (1u << LRU_ANON)))
+			sum += gen->pages[LRU_ANON];
+		if (swappiness != LRU_SWAPPINESS_MAX && !(gen->evicted & (1u << LRU_FILE)))
+			sum += gen->pages[LRU_FILE];
+	}
+	cmd->op = '-';
+	cmd->memcg_id = lru_lruvec_memcg(snap, lv)->id;
+	cmd->node = lv->node;
+	cmd->seq = lv->gens[last].seq;
+	cmd->swap = swappiness;
+	cmd->extra = max_pages ? (int64_t)(max_pages > INT64_MAX ? INT64_MAX : max_pages) : -1;
+	if (cmd->extra >= 0 && cmd->swap < 0)
+		cmd->swap = 60;	/* the kernel's default vm.swappiness; needed to pass a cap */
+	if (pages)
+		*pages = max_pages && max_pages < sum ? max_pages : sum;
+	return LRU_OK;
+}
+
+enum lru_err lru_cmd_check(const struct lru_snapshot *snap, const struct lru_cmd *cmd,
+			   struct lru_error *err)
+{
+	const struct lru_lruvec *lv = NULL;
+	bool memcg_known = false;
+	uint64_t max_seq, min_seq;
+	size_t i;
+
+	if (cmd->op != '+' && cmd->op != '-')
+		return lru_fail(err, LRU_EINVAL, "unknown command '%c' (expected '+' or '-')", cmd->op);
+	if (cmd->memcg_id == 0)
+		return lru_fail(err, LRU_EINVAL, "memcg id 0 is an offline memcg and cannot be written");
+	for (i = 0; i < snap->nr_lruvecs; i++) {
+		const struct lru_lruvec *x = &snap->lruvecs[i];
+
+		if (lru_lruvec_memcg(snap, x)->id != cmd->memcg_id)
+			continue;
+		memcg_known = true;
+		if (x->node == cmd->node) {
+			lv = x;
+			break;
+		}
+	}
+	if (!memcg_known)
+		return lru_fail(err, LRU_ENOENT, "no memcg with id %" PRIu64, cmd->memcg_id);
+	if (!lv)
+		return lru_fail(err, LRU_ENOENT, "memcg id %" PRIu64 " has no node %d",
+				cmd->memcg_id, cmd->node);
+	max_seq = lru_lruvec_max_seq(lv);
+	min_seq = lv->gens[0].seq;
+	if (cmd->extra >= 0 && cmd->swap < 0)
+		return lru_fail(err, LRU_EINVAL, "the last argument needs the one before it");
+	if (cmd->op == '+') {
+		if (cmd->seq < max_seq)
+			return lru_fail(err, LRU_ESTALE,
+					"max_seq of memcg '%s' node %d is %" PRIu64 ", not %" PRIu64
+					" (someone aged it since the read)",
+					memcg_path(snap, lv), lv->node, max_seq, cmd->seq);
+		if (cmd->seq > max_seq)
+			return lru_fail(err, LRU_EINVAL,
+					"max_seq of memcg '%s' node %d is %" PRIu64 ", not %" PRIu64,
+					memcg_path(snap, lv), lv->node, max_seq, cmd->seq);
+		if (cmd->swap > 1 || cmd->extra > 1)
+			return lru_fail(err, LRU_EINVAL, "can_swap and force_scan are 0 or 1");
+		if (cmd->extra != 1 && lv->nr_gens >= LRU_MAX_GENS)
+			return lru_fail(err, LRU_EINVAL,
+					"memcg '%s' node %d has %d generations: aging it needs force_scan",
+					memcg_path(snap, lv), lv->node, LRU_MAX_GENS);
+		return LRU_OK;
+	}
+	if (cmd->seq + LRU_MIN_NR_GENS > max_seq)
+		return lru_fail(err, LRU_EINVAL,
+				"refusing to evict generation %" PRIu64 " of memcg '%s' node %d: "
+				"the two youngest generations (%" PRIu64 " and %" PRIu64 ") cannot be evicted",
+				cmd->seq, memcg_path(snap, lv), lv->node, max_seq - 1, max_seq);
+	if (cmd->seq < min_seq)
+		return lru_fail(err, LRU_ESTALE,
+				"generation %" PRIu64 " of memcg '%s' node %d is already evicted "
+				"(the oldest is %" PRIu64 ")",
+				cmd->seq, memcg_path(snap, lv), lv->node, min_seq);
+	if (cmd->swap > LRU_SWAPPINESS_MAX)
+		return lru_fail(err, LRU_EINVAL, "swappiness %d is out of range (0-200 or max)",
+				cmd->swap);
+	return LRU_OK;
+}
+
+size_t lru_cmd_format(const struct lru_cmd *cmd, char *buf, size_t size)
+{
+	int n;
+
+	n = snprintf(buf, size, "%c %" PRIu64 " %d %" PRIu64, cmd->op, cmd->memcg_id, cmd->node,
+		     cmd->seq);
+	if (cmd->swap >= 0 && n >= 0 && (size_t)n < size) {
+		if (cmd->op == '-' && cmd->swap == LRU_SWAPPINESS_MAX)
+			n += snprintf(buf + n, size - (size_t)n, " max");
+		else
+			n += snprintf(buf + n, size - (size_t)n, " %d", cmd->swap);
+		if (cmd->extra >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " %" PRId64, cmd->extra);
+	}
+	if (n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, "\n");
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* One strictly decimal field of text; advances *p. */
+static bool field_u64(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s && *s != ' ' && *s != '\t' && *s != '\n')
+		return false;
+	*p = s;
+	*v = x;
+	return true;
+}
+
+static bool at_end(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return !*s;
+}
+
+enum lru_err lru_cmd_parse(const char *text, struct lru_cmd *cmd, struct lru_error *err)
+{
+	const char *s = text;
+	uint64_t v[3], x;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s != '+' && *s != '-')
+		return lru_fail(err, LRU_EINVAL, "command must start with '+' or '-'");
+	cmd->op = *s++;
+	if (!field_u64(&s, &v[0]) || !field_u64(&s, &v[1]) || !field_u64(&s, &v[2]))
+		return lru_fail(err, LRU_EINVAL,
+				"expected '%c MEMCG_ID NODE SEQ' with decimal numbers", cmd->op);
+	if (v[1] > LRU_NODE_MAX)
+		return lru_fail(err, LRU_EINVAL, "node %" PRIu64 " is out of range", v[1]);
+	cmd->memcg_id = v[0];
+	cmd->node = (int)v[1];
+	cmd->seq = v[2];
+	cmd->swap = -1;
+	cmd->extra = -1;
+	if (at_end(s))
+		return LRU_OK;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (cmd->op == '-' && !strncmp(s, "max", 3) && (s[3] == '\0' || s[3] == ' ' || s[3] == '\n')) {
+		cmd->swap = LRU_SWAPPINESS_MAX;
+		s += 3;
+	} else if (field_u64(&s, &x) && x <= 200) {
+		cmd->swap = (int)x;
+	} else {
+		return lru_fail(err, LRU_EINVAL, "fourth field must be %s",
+				cmd->op == '+' ? "can_swap (0 or 1)" : "swappiness (0-200 or max)");
+	}
+	if (at_end(s))
+		return LRU_OK;
+	if (!field_u64(&s, &x) || x > INT64_MAX)
+		return lru_fail(err, LRU_EINVAL, "fifth field must be %s",
+				cmd->op == '+' ? "force_scan (0 or 1)" : "nr_to_reclaim (pages)");
+	cmd->extra = (int64_t)x;
+	if (!at_end(s))
+		return lru_fail(err, LRU_EINVAL, "too many fields in command");
+	return LRU_OK;
+}

@@ -1,0 +1,56 @@
+/*
+ * lru_pb.h - protobuf (lrugen.v1) encoding and decoding of snapshots.
+ *
+ * A struct lru_snapshot maps one-to-one onto a lrugen.v1.HostSnapshot:
+ * snap->host (host, boot id, kernel, seq, enabled bits, aging), the read
+ * window and birth_error_ms, page size, source, duplicates, per-node memory,
+ * lruvecs (memcg id, path and inode are repeated on each Lruvec), their
+ * generations and, from lru_gen_full, tiers and walk stats; memcgs with
+ * has_stats become MemcgStats. HostSnapshot.taken_at_ms is the read midpoint.
+ *
+ * Decoding validates what the parser validates (at most LRU_MAX_GENS
+ * generations with contiguous seqs, tier indices, node range, path length,
+ * one lruvec per memcg and node) and fails with LRU_EPROTO and a message
+ * naming the snapshot and lruvec; it never trusts the sender.
+ */
+#ifndef LRU_PB_H
+#define LRU_PB_H
+
+#include <stdint.h>
+
+#include "lru_model.h"
+#include "lrugen.pb-c.h"
+
+/* largest message lru_pb_decode_batch accepts (bytes) */
+#define LRU_PB_MAX_MESSAGE (256u << 20)
+
+/*
+ * Serialize n snapshots as one SnapshotBatch. On success *out is a malloc'd
+ * buffer of *len bytes that the caller frees.
+ */
+enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t n,
+				 uint8_t **out, size_t *len, struct lru_error *err);
+
+/*
+ * Parse a SnapshotBatch. On success *snaps is a malloc'd array of *n
+ * snapshots; the caller releases each (lru_snapshot_release) and frees the
+ * array (or calls lru_pb_free_snapshots).
+ */
+enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
+				 struct lru_snapshot **snaps, size_t *n,
+				 struct lru_error *err);
+void lru_pb_free_snapshots(struct lru_snapshot *snaps, size_t n);
+
+/*
+ * Lower-level: build a HostSnapshot message from snap (free it with
+ * lru_pb_host_free, not protobuf-c's unpack free), and fill an empty
+ * snapshot from an unpacked message.
+ */
+enum lru_err lru_pb_host_from_snapshot(const struct lru_snapshot *snap,
+				       Lrugen__V1__HostSnapshot **out,
+				       struct lru_error *err);
+void lru_pb_host_free(Lrugen__V1__HostSnapshot *msg);
+enum lru_err lru_pb_snapshot_from_host(const Lrugen__V1__HostSnapshot *msg,
+				       struct lru_snapshot *snap, struct lru_error *err);
+
+#endif

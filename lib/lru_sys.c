@@ -1,0 +1,330 @@
+#include "lru_sys.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lru_parse.h"
+
+/* the read buffer for lru_gen: large, so one read(2) returns every record */
+#define LRU_READ_CHUNK (4u << 20)
+
+enum lru_err lru_sys_path(const char *root, const char *abs, char *buf, size_t size,
+			  struct lru_error *err)
+{
+	int n;
+
+	if (!root || !root[0] || !strcmp(root, "/"))
+		root = "";
+	n = snprintf(buf, size, "%s%s", root, abs);
+	if (n < 0 || (size_t)n >= size)
+		return lru_fail(err, LRU_EINVAL, "path '%s%s' is too long", root, abs);
+	return LRU_OK;
+}
+
+static enum lru_err open_error(const char *path, int e, struct lru_error *err)
+{
+	if (e == ENOENT)
+		return lru_fail(err, LRU_ENOENT, "cannot open '%s': no such file", path);
+	if (e == EACCES || e == EPERM)
+		return lru_fail(err, LRU_EACCES, "cannot open '%s': %s (run as root%s)", path,
+				strerror(e), e == EPERM ? "; kernel lockdown refuses it" : "");
+	return lru_fail(err, LRU_EIO, "cannot open '%s': %s", path, strerror(e));
+}
+
+static enum lru_err open_rooted(const char *root, const char *abs, int *fd, char *path,
+				size_t size, struct lru_error *err)
+{
+	enum lru_err rc = lru_sys_path(root, abs, path, size, err);
+
+	if (rc)
+		return rc;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return open_error(path, errno, err);
+	return LRU_OK;
+}
+
+enum lru_err lru_sys_read(const char *root, const char *abs, size_t max, char **data,
+			  size_t *len, struct lru_error *err)
+{
+	char path[LRU_PATH_MAX];
+	size_t n = 0, alloc = 4096;
+	char *buf;
+	int fd;
+	enum lru_err rc = open_rooted(root, abs, &fd, path, sizeof(path), err);
+
+	if (rc)
+		return rc;
+	buf = malloc(alloc);
+	if (!buf) {
+		close(fd);
+		return lru_fail(err, LRU_ENOMEM, "out of memory reading '%s'", path);
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (alloc - n < 2) {
+			char *p;
+
+			if (alloc > max) {
+				rc = lru_fail(err, LRU_EIO, "'%s' is larger than %zu bytes", path, max);
+				break;
+			}
+			p = realloc(buf, alloc * 2);
+			if (!p) {
+				rc = lru_fail(err, LRU_ENOMEM, "out of memory reading '%s'", path);
+				break;
+			}
+			buf = p;
+			alloc *= 2;
+		}
+		r = read(fd, buf + n, alloc - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = lru_fail(err, LRU_EIO, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			rc = lru_fail(err, LRU_EIO, "'%s' is larger than %zu bytes", path, max);
+			break;
+		}
+	}
+	close(fd);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = '\0';
+	*data = buf;
+	if (len)
+		*len = n;
+	return LRU_OK;
+}
+
+enum lru_err lru_sys_read_line(const char *root, const char *abs, char *buf, size_t size,
+			       struct lru_error *err)
+{
+	char *data;
+	size_t len;
+	enum lru_err rc = lru_sys_read(root, abs, 1 << 16, &data, &len, err);
+
+	if (rc)
+		return rc;
+	while (len && (data[len - 1] == '\n' || data[len - 1] == ' '))
+		data[--len] = '\0';
+	if (len >= size) {
+		free(data);
+		return lru_fail(err, LRU_EINVAL, "'%s' holds more than %zu bytes", abs, size - 1);
+	}
+	memcpy(buf, data, len + 1);
+	free(data);
+	return LRU_OK;
+}
+
+enum lru_err lru_sys_read_snapshot(const char *root, enum lru_source src,
+				   struct lru_snapshot *snap, struct lru_error *err)
+{
+	const char *abs = src == LRU_SRC_DEBUGFS_FULL ? LRU_PATH_LRU_GEN_FULL : LRU_PATH_LRU_GEN;
+	char path[LRU_PATH_MAX];
+	struct lru_parser *p = NULL;
+	int64_t start, end;
+	char *buf;
+	int fd;
+	enum lru_err rc;
+
+	if (src != LRU_SRC_DEBUGFS && src != LRU_SRC_DEBUGFS_FULL)
+		return lru_fail(err, LRU_ENOTSUP, "source %d is not read through debugfs", (int)src);
+	rc = open_rooted(root, abs, &fd, path, sizeof(path), err);
+	if (rc)
+		return rc;
+	buf = malloc(LRU_READ_CHUNK);
+	if (!buf || lru_parser_new(&p, snap, err)) {
+		free(buf);
+		close(fd);
+		return lru_fail(err, LRU_ENOMEM, "out of memory reading '%s'", path);
+	}
+	snap->source = src;
+	start = lru_now_ms();
+	for (;;) {
+		ssize_t r = read(fd, buf, LRU_READ_CHUNK);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = lru_fail(err, LRU_EIO, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (r == 0) {
+			rc = lru_parser_finish(p, err);
+			break;
+		}
+		rc = lru_parser_feed(p, buf, (size_t)r, err);
+		if (rc)
+			break;
+	}
+	end = lru_now_ms();
+	close(fd);
+	free(buf);
+	lru_parser_free(p);
+	if (rc == LRU_EPARSE || rc == LRU_ERANGE) {
+		char msg[LRU_ERRMSG_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
+		return lru_fail(err, rc, "%s: %s", path, msg);
+	}
+	if (rc)
+		return rc;
+	lru_snapshot_set_times(snap, start, end);
+	return LRU_OK;
+}
+
+enum lru_err lru_sys_read_enabled(const char *root, unsigned *bits, struct lru_error *err)
+{
+	char line[64], *end;
+	unsigned long v;
+	enum lru_err rc = lru_sys_read_line(root, LRU_PATH_ENABLED, line, sizeof(line), err);
+
+	if (rc)
+		return rc;
+	errno = 0;
+	v = strtoul(line, &end, 0);
+	if (errno || end == line || *end || v > 0xffff)
+		return lru_fail(err, LRU_EPARSE, "'%s' holds '%s', not a number", LRU_PATH_ENABLED,
+				line);
+	*bits = (unsigned)v;
+	return LRU_OK;
+}
+
+/* "Node 0 MemTotal:       508000 kB" -> bytes of the named field, or false. */
+static bool meminfo_field(const char *text, const char *name, uint64_t *bytes)
+{
+	size_t nlen = strlen(name);
+	const char *s;
+
+	for (s = text; (s = strstr(s, name)); s += nlen) {
+		unsigned long long kb;
+
+		if ((s != text && s[-1] != ' ') || s[nlen] != ':')
+			continue;
+		if (sscanf(s + nlen + 1, "%llu", &kb) != 1)
+			return false;
+		*bytes = (uint64_t)kb * 1024;
+		return true;
+	}
+	return false;
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct lru_node_mem *x = a, *y = b;
+
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+enum lru_err lru_sys_read_nodes(const char *root, struct lru_snapshot *snap,
+				struct lru_error *err)
+{
+	char path[LRU_PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	enum lru_err rc = lru_sys_path(root, LRU_PATH_NODES, path, sizeof(path), err);
+
+	if (rc)
+		return rc;
+	dir = opendir(path);
+	if (!dir)
+		return LRU_OK;
+	free(snap->nodes);
+	snap->nodes = NULL;
+	snap->nr_nodes = 0;
+	while ((de = readdir(dir))) {
+		char rel[LRU_PATH_MAX], *text, *end;
+		struct lru_node_mem nm = { 0 }, *p;
+		long id;
+
+		if (strncmp(de->d_name, "node", 4))
+			continue;
+		id = strtol(de->d_name + 4, &end, 10);
+		if (end == de->d_name + 4 || *end || id < 0 || id > LRU_NODE_MAX)
+			continue;
+		snprintf(rel, sizeof(rel), "%s/%s/meminfo", LRU_PATH_NODES, de->d_name);
+		if (lru_sys_read(root, rel, 1 << 20, &text, NULL, NULL))
+			continue;
+		nm.node = (int)id;
+		meminfo_field(text, "MemTotal", &nm.total);
+		meminfo_field(text, "MemFree", &nm.free);
+		meminfo_field(text, "FilePages", &nm.file);
+		meminfo_field(text, "AnonPages", &nm.anon);
+		free(text);
+		p = realloc(snap->nodes, (snap->nr_nodes + 1) * sizeof(*p));
+		if (!p) {
+			closedir(dir);
+			return lru_fail(err, LRU_ENOMEM, "out of memory reading node meminfo");
+		}
+		snap->nodes = p;
+		snap->nodes[snap->nr_nodes++] = nm;
+	}
+	closedir(dir);
+	qsort(snap->nodes, snap->nr_nodes, sizeof(*snap->nodes), node_cmp);
+	return LRU_OK;
+}
+
+enum lru_err lru_sys_read_host(const char *root, struct lru_snapshot *snap,
+			       struct lru_error *err)
+{
+	static const struct {
+		const char *path;
+		size_t offset;
+	} files[] = {
+		{ LRU_PATH_HOSTNAME, offsetof(struct lru_host, host) },
+		{ LRU_PATH_BOOT_ID, offsetof(struct lru_host, boot_id) },
+		{ LRU_PATH_OSRELEASE, offsetof(struct lru_host, kernel) },
+	};
+	char line[256];
+	unsigned bits;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char **dst = (char **)((char *)&snap->host + files[i].offset);
+		enum lru_err rc;
+
+		if (lru_sys_read_line(root, files[i].path, line, sizeof(line), NULL))
+			continue;
+		rc = lru_strdup_into(dst, line, err);
+		if (rc)
+			return rc;
+	}
+	if (!lru_sys_read_enabled(root, &bits, NULL))
+		snap->host.enabled = bits;
+	return LRU_OK;
+}
+
+void lru_sys_fill_inodes(const char *root, const char *cgroup_root, struct lru_snapshot *snap)
+{
+	char base[LRU_PATH_MAX], path[LRU_PATH_MAX + LRU_PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (lru_sys_path(root, cgroup_root ? cgroup_root : LRU_PATH_CGROUP, base, sizeof(base),
+			 NULL))
+		return;
+	for (i = 0; i < snap->nr_memcgs; i++) {
+		struct lru_memcg *m = &snap->memcgs[i];
+
+		if (!m->path[0])
+			continue;
+		snprintf(path, sizeof(path), "%s%s", base, m->path);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			m->ino = (uint64_t)st.st_ino;
+	}
+}

@@ -1,0 +1,25 @@
+/*
+ * lru_units.h - durations and sizes as people type and read them.
+ *
+ * Durations: a decimal number with a unit, "500ms", "30s", "2m", "1h", "7d";
+ * a bare number means seconds. Sizes: "4096", "512K", "4G", "1.5GiB" (binary
+ * units: K = 1024). Parsing is strict: no trailing garbage, no overflow, no
+ * negative values.
+ */
+#ifndef LRU_UNITS_H
+#define LRU_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lru_err.h"
+
+enum lru_err lru_parse_duration_ms(const char *s, uint64_t *ms, struct lru_error *err);
+enum lru_err lru_parse_size(const char *s, uint64_t *bytes, struct lru_error *err);
+
+/* "38.0 MiB", "4.0 KiB", "512 B" into buf; returns buf. */
+const char *lru_fmt_bytes(uint64_t bytes, char *buf, size_t size);
+/* "2m00s", "1h05m", "3d04h", "850ms" into buf; returns buf. */
+const char *lru_fmt_duration(uint64_t ms, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,9 @@
+/* lrugen-store - placeholder until its own issue lands: prints usage, exits 2. */
+#include <stdio.h>
+
+int main(void)
+{
+	fputs("usage: lrugen-store ...\n"
+	      "lrugen-store is not built yet: see the project's open issues\n", stderr);
+	return 2;
+}

@@ -1,0 +1,95 @@
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lru_model.h"
+
+static void test_add_find_release(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_error err;
+	size_t m, lv, i;
+	char name[32];
+
+	(void)state;
+	lru_snapshot_init(&s);
+	assert_int_equal(s.page_size, 4096);
+	/* enough to make the arrays grow several times */
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "/m%zu", i);
+		assert_int_equal(lru_snapshot_add_memcg(&s, i + 1, name, strlen(name), &m, &err),
+				 LRU_OK);
+		assert_int_equal(m, i);
+		assert_int_equal(lru_snapshot_add_lruvec(&s, m, 0, &lv, &err), LRU_OK);
+		assert_int_equal(lru_snapshot_add_lruvec(&s, m, 1, &lv, &err), LRU_OK);
+		s.lruvecs[lv].nr_gens = 1;
+		s.lruvecs[lv].gens[0].seq = i;
+	}
+	assert_int_equal(s.nr_memcgs, 100);
+	assert_int_equal(s.nr_lruvecs, 200);
+	assert_int_equal(lru_snapshot_find(&s, "/m42", 0, 1)->gens[0].seq, 42);
+	assert_int_equal(lru_snapshot_find(&s, NULL, 43, 1)->gens[0].seq, 42);
+	assert_null(lru_snapshot_find(&s, "/m42", 0, 2));
+	assert_null(lru_snapshot_find(&s, "/nope", 0, 0));
+	assert_string_equal(lru_snapshot_find_memcg(&s, "/m7")->path, "/m7");
+	assert_int_equal(lru_strdup_into(&s.host.host, "h", &err), LRU_OK);
+	assert_int_equal(lru_strdup_into(&s.host.host, "host-2", &err), LRU_OK);
+	assert_string_equal(s.host.host, "host-2");
+	lru_snapshot_release(&s);
+	assert_int_equal(s.nr_memcgs, 0);
+	assert_null(s.memcgs);
+	assert_null(s.host.host);
+}
+
+static void test_birth_times_and_error_bound(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_error err;
+	size_t m, lv;
+
+	(void)state;
+	lru_snapshot_init(&s);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 1, "/", 1, &m, &err), LRU_OK);
+	assert_int_equal(lru_snapshot_add_lruvec(&s, m, 0, &lv, &err), LRU_OK);
+	s.lruvecs[lv].nr_gens = 2;
+	s.lruvecs[lv].gens[0].age_ms = 5000;
+	s.lruvecs[lv].gens[1].age_ms = 1000;
+	lru_snapshot_set_times(&s, 1700000000000, 1700000000040);
+	assert_int_equal(s.lruvecs[lv].gens[0].birth_ms, 1700000000020 - 5000);
+	assert_int_equal(s.lruvecs[lv].gens[1].birth_ms, 1700000000020 - 1000);
+	assert_int_equal(s.birth_error_ms, 20 + LRU_AGE_GRANULARITY_MS);
+	/* a clock that stepped back yields an empty window, not a negative one */
+	lru_snapshot_set_times(&s, 1700000000040, 1700000000000);
+	assert_int_equal(s.read_end_ms, s.read_start_ms);
+	assert_int_equal(s.birth_error_ms, LRU_AGE_GRANULARITY_MS);
+	lru_snapshot_release(&s);
+}
+
+static void test_lruvec_pages_skip_evicted(void **state)
+{
+	struct lru_lruvec lv;
+
+	(void)state;
+	memset(&lv, 0, sizeof(lv));
+	lv.nr_gens = 3;
+	lv.gens[0].pages[LRU_ANON] = 100;
+	lv.gens[0].pages[LRU_FILE] = 7;
+	lv.gens[0].evicted = 1u << LRU_ANON;
+	lv.gens[1].pages[LRU_ANON] = 10;
+	lv.gens[2].pages[LRU_ANON] = 1;
+	lv.gens[2].pages[LRU_FILE] = 3;
+	assert_int_equal(lru_lruvec_pages(&lv, LRU_ANON), 11);
+	assert_int_equal(lru_lruvec_pages(&lv, LRU_FILE), 10);
+	assert_int_equal(lru_lruvec_max_seq(&lv), lv.gens[2].seq);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_find_release),
+		cmocka_unit_test(test_birth_times_and_error_bound),
+		cmocka_unit_test(test_lruvec_pages_skip_evicted),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,83 @@
+#include "testutil.h"
+
+#include <string.h>
+
+#include "lru_units.h"
+
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t ms;
+	} ok[] = {
+		{ "500ms", 500 }, { "30", 30000 }, { "30s", 30000 }, { "2m", 120000 },
+		{ "1.5m", 90000 }, { "1h", 3600000 }, { "7d", 604800000 }, { "1w", 604800000 },
+		{ "2M", 120000 }, { "10min", 600000 }, { "0", 0 },
+	};
+	static const char *const bad[] = { "", "m", "-1s", "2x", "2m3", "1e3", "s2", " 2m" };
+	struct lru_error err;
+	uint64_t ms;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(lru_parse_duration_ms(ok[i].s, &ms, &err), LRU_OK);
+		assert_int_equal(ms, ok[i].ms);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (lru_parse_duration_ms(bad[i], &ms, &err) == LRU_OK)
+			fail_msg("duration '%s' was accepted", bad[i]);
+	assert_int_equal(lru_parse_duration_ms("99999999999999999999d", &ms, &err), LRU_ERANGE);
+	assert_int_equal(lru_parse_duration_ms("2q", &ms, &err), LRU_EINVAL);
+	assert_string_equal(err.msg, "duration '2q' has an unknown unit 'q'");
+}
+
+static void test_sizes(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t b;
+	} ok[] = {
+		{ "4096", 4096 }, { "4K", 4096 }, { "4k", 4096 }, { "512M", 512ULL << 20 },
+		{ "4G", 4ULL << 30 }, { "4GiB", 4ULL << 30 }, { "1.5G", 3ULL << 29 },
+		{ "2T", 2ULL << 40 }, { "0", 0 },
+	};
+	struct lru_error err;
+	uint64_t b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(lru_parse_size(ok[i].s, &b, &err), LRU_OK);
+		assert_int_equal(b, ok[i].b);
+	}
+	assert_int_equal(lru_parse_size("4X", &b, &err), LRU_EINVAL);
+	assert_int_equal(lru_parse_size("-4G", &b, &err), LRU_EINVAL);
+	assert_int_equal(lru_parse_size("99999999999T", &b, &err), LRU_ERANGE);
+}
+
+static void test_formatting(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(lru_fmt_bytes(512, buf, sizeof(buf)), "512 B");
+	assert_string_equal(lru_fmt_bytes(4096, buf, sizeof(buf)), "4.0 KiB");
+	assert_string_equal(lru_fmt_bytes(9728ULL * 4096, buf, sizeof(buf)), "38.0 MiB");
+	assert_string_equal(lru_fmt_bytes(3ULL << 29, buf, sizeof(buf)), "1.5 GiB");
+	assert_string_equal(lru_fmt_duration(850, buf, sizeof(buf)), "850ms");
+	assert_string_equal(lru_fmt_duration(9336, buf, sizeof(buf)), "9.3s");
+	assert_string_equal(lru_fmt_duration(120000, buf, sizeof(buf)), "2m00s");
+	assert_string_equal(lru_fmt_duration(3900000, buf, sizeof(buf)), "1h05m");
+	assert_string_equal(lru_fmt_duration(273600000, buf, sizeof(buf)), "3d04h");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_formatting),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
