@@ -26,12 +26,14 @@ ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
-PKGS := libprotobuf-c jansson
+PKGS := libprotobuf-c jansson zlib
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(CFLAGS) $(SANFLAGS) -MMD -MP \
+VERSION ?= 0.1.0
+
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DLRUGEN_VERSION='"$(VERSION)"' $(WARNINGS) $(CFLAGS) $(SANFLAGS) -MMD -MP \
 	-Ilib -I$(O)/gen $(PKG_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 

@@ -1,9 +1,102 @@
-/* lrugen - placeholder until its own issue lands: prints usage, exits 2. */
-#include <stdio.h>
+/*
+ * lrugen - look at and steer Linux's multi-generational LRU (MGLRU).
+ *
+ * git-style: "lrugen [--root DIR] COMMAND [ARGS]"; every command is one file
+ * (cmd-*.c) registered in the table below.
+ */
+#include "cli.h"
 
-int main(void)
+#include <string.h>
+
+static const struct cli_cmd commands[] = {
+	{ "show", cmd_show, "list every memcg's generations per node: birth time, age, size" },
+	{ "wss", cmd_wss, "working set: hot and cold bytes per memcg and node at a threshold" },
+	{ "age", cmd_age, "create a new generation (a steady pace turns sizes into page ages)" },
+	{ "evict", cmd_evict, "proactively reclaim generations idle longer than a duration" },
+	{ "doctor", cmd_doctor, "check this host for MGLRU, debugfs, cgroup v2, root and swap" },
+	{ "enable", cmd_enable, "turn MGLRU on (lru_gen/enabled)" },
+	{ "cmd", cmd_cmd, "write raw '+'/'-' commands, checked first against a fresh read" },
+};
+
+static const char usage_head[] =
+	"usage: lrugen [--root DIR] COMMAND [OPTIONS]\n"
+	"\n"
+	"lrugen reads the generations of Linux's multi-generational LRU (MGLRU). The\n"
+	"kernel sorts each memcg's pages, per NUMA node, into up to four generations;\n"
+	"each has a birth time and a size. A page in a generation was last used while\n"
+	"that generation was the youngest, so when generations are created on a steady\n"
+	"pace ('lrugen age', or the lrugend collector) their sizes are a page-age\n"
+	"histogram: memory idle longer than T is cold, the rest is the working set.\n"
+	"\n"
+	"commands:\n";
+
+static const char usage_tail[] =
+	"\n"
+	"options for every command:\n"
+	"  --root DIR   read DIR/sys/kernel/debug/lru_gen etc. instead of / (fixture trees)\n"
+	"  --json       print one JSON document on stdout\n"
+	"  -h, --help   help for the command ('lrugen COMMAND -h')\n"
+	"\n"
+	"exit codes:\n"
+	"  0  success\n"
+	"  1  the operation failed (I/O error, the kernel refused a command)\n"
+	"  2  bad command line, or the selected memcg or node does not exist\n"
+	"  3  this host cannot do it: no MGLRU, debugfs not mounted, not root, lockdown\n"
+	"  4  refused by lrugen: a stale snapshot, or an eviction of the two youngest\n"
+	"     generations that the kernel would refuse\n"
+	"\n"
+	"Most commands need root: debugfs is root-only. Start with 'lrugen doctor'.\n"
+	"Durations: 500ms 30s 2m 1h 7d. Sizes: 4096 512K 4G.\n";
+
+static int usage(FILE *out)
 {
-	fputs("usage: lrugen ...\n"
-	      "lrugen is not built yet: see the project's open issues\n", stderr);
-	return 2;
+	size_t i;
+
+	fputs(usage_head, out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs(usage_tail, out);
+	return out == stdout ? CLI_OK : CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { 0 };
+	int i = 1;
+	size_t c;
+
+	/* global options before the command */
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return cli_finish(usage(stdout));
+		if (!strcmp(argv[i], "--version")) {
+			puts("lrugen " LRUGEN_VERSION);
+			return cli_finish(CLI_OK);
+		}
+		if (!strcmp(argv[i], "--json")) {
+			cli.json = true;
+			i++;
+		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+			cli.root = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(argv[i], "--root=", 7)) {
+			cli.root = argv[i] + 7;
+			i++;
+		} else {
+			cli_err("unknown option '%s' (see 'lrugen --help')", argv[i]);
+			return CLI_USAGE;
+		}
+	}
+	if (i == argc) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+		if (!strcmp(argv[i], commands[c].name)) {
+			optind = 1;
+			return cli_finish(commands[c].run(&cli, argc - i, argv + i));
+		}
+	}
+	cli_err("'%s' is not a command (see 'lrugen --help')", argv[i]);
+	return CLI_USAGE;
 }

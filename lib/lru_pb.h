@@ -11,7 +11,18 @@
  * Decoding validates what the parser validates (at most LRU_MAX_GENS
  * generations with contiguous seqs, tier indices, node range, path length,
  * one lruvec per memcg and node) and fails with LRU_EPROTO and a message
- * naming the snapshot and lruvec; it never trusts the sender.
+ * naming the snapshot and lruvec; it never trusts the sender. Beyond the
+ * field mapping: empty host/boot_id/kernel strings decode to NULL;
+ * taken_at_ms is derived, not read back; page_size 0 means 4096; lruvecs with
+ * the same (memcg id, path, inode) share one struct lru_memcg; MemcgStats
+ * attach to the memcg with that path and inode (or a new one with id 0); two
+ * MemcgStats for one memcg or two NodeMemory for one node are rejected; fewer
+ * than LRU_NR_TIERS tiers are accepted (the rest stay zero) and unknown
+ * present bits are dropped.
+ *
+ * Encoded messages borrow the snapshot's strings: keep the snapshot alive
+ * until the message is packed or freed. LRU_PB_MAX_MESSAGE is the only limit
+ * before protobuf-c unpacks, so servers bound request bodies well below it.
  */
 #ifndef LRU_PB_H
 #define LRU_PB_H

@@ -328,3 +328,95 @@ void lru_sys_fill_inodes(const char *root, const char *cgroup_root, struct lru_s
 			m->ino = (uint64_t)st.st_ino;
 	}
 }
+
+static enum lru_err memcg_file(const char *root, const char *memcg_path, const char *name,
+			       char **text, struct lru_error *err)
+{
+	char rel[LRU_PATH_MAX + 64];
+
+	snprintf(rel, sizeof(rel), "%s%s/%s", LRU_PATH_CGROUP,
+		 strcmp(memcg_path, "/") ? memcg_path : "", name);
+	return lru_sys_read(root, rel, 1 << 20, text, NULL, err);
+}
+
+enum lru_err lru_sys_numa_stat(const char *root, const char *memcg_path, const char *key,
+			       uint64_t *per_node, size_t nr, struct lru_error *err)
+{
+	size_t klen = strlen(key);
+	char *text, *line;
+	enum lru_err rc = memcg_file(root, memcg_path, "memory.numa_stat", &text, err);
+
+	if (rc)
+		return rc;
+	memset(per_node, 0, nr * sizeof(*per_node));
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char *p;
+
+		if (strncmp(line, key, klen) || line[klen] != ' ')
+			continue;
+		for (p = line + klen; *p == ' ';) {
+			unsigned long node;
+			unsigned long long v;
+			int used;
+
+			if (sscanf(p, " N%lu=%llu%n", &node, &v, &used) != 2)
+				break;
+			if (node < nr)
+				per_node[node] = v;
+			p += used;
+		}
+		free(text);
+		return LRU_OK;
+	}
+	free(text);
+	return lru_fail(err, LRU_ENOENT, "memory.numa_stat of '%s' has no '%s'", memcg_path, key);
+}
+
+/* The value of "key N" in a flat-keyed file (memory.stat), or false. */
+static bool flat_key(const char *text, const char *key, uint64_t *val)
+{
+	size_t klen = strlen(key);
+	const char *line;
+
+	for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		unsigned long long v;
+
+		if (!strncmp(line, key, klen) && line[klen] == ' ' &&
+		    sscanf(line + klen, "%llu", &v) == 1) {
+			*val = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m)
+{
+	struct lru_memcg_stats *st = &m->stats;
+	char *text, *p;
+
+	if (!m->path[0] || memcg_file(root, m->path, "memory.stat", &text, NULL))
+		return;
+	memset(st, 0, sizeof(*st));
+	flat_key(text, "anon", &st->anon_bytes);
+	flat_key(text, "file", &st->file_bytes);
+	flat_key(text, "inactive_file", &st->inactive_file_bytes);
+	flat_key(text, "workingset_refault_anon", &st->refault_anon);
+	flat_key(text, "workingset_refault_file", &st->refault_file);
+	free(text);
+	m->has_stats = true;
+	if (!memcg_file(root, m->path, "memory.current", &text, NULL)) {
+		st->current_bytes = strtoull(text, NULL, 10);
+		free(text);
+	}
+	if (!memcg_file(root, m->path, "memory.pressure", &text, NULL)) {
+		/* some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=... */
+		if ((p = strstr(text, "some avg10=")))
+			st->some_avg10 = strtod(p + 11, NULL);
+		if ((p = strstr(text, "some ")) && (p = strstr(p, "total=")))
+			st->some_total_us = strtoull(p + 6, NULL, 10);
+		if ((p = strstr(text, "full avg10=")))
+			st->full_avg10 = strtod(p + 11, NULL);
+		free(text);
+	}
+}

@@ -78,4 +78,19 @@ enum lru_err lru_sys_read_host(const char *root, struct lru_snapshot *snap,
  */
 void lru_sys_fill_inodes(const char *root, const char *cgroup_root, struct lru_snapshot *snap);
 
+/*
+ * One key of a memcg's memory.numa_stat ("file_mapped N0=4096 N1=0"): bytes
+ * per node into per_node[0..nr-1] (nodes beyond nr are ignored, missing
+ * nodes are 0). LRU_ENOENT when the file or the key is missing.
+ */
+enum lru_err lru_sys_numa_stat(const char *root, const char *memcg_path, const char *key,
+			       uint64_t *per_node, size_t nr, struct lru_error *err);
+
+/*
+ * Fill m->stats from the memcg's memory.stat (anon, file, inactive_file,
+ * workingset_refault_anon/file), memory.current and memory.pressure; sets
+ * has_stats when memory.stat was readable.
+ */
+void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m);
+
 #endif

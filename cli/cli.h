@@ -1,0 +1,131 @@
+/*
+ * cli.h - what the lrugen subcommands share.
+ *
+ * Each command lives in cmd-NAME.c and exports one "int cmd_NAME(struct cli *,
+ * int argc, char **argv)" listed in the table in lrugen.c. Commands return an
+ * exit code (enum cli_exit) and print errors through cli_err(); only main()
+ * exits.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "lru_err.h"
+#include "lru_model.h"
+
+/* exit codes, documented in lrugen --help */
+enum cli_exit {
+	CLI_OK = 0,
+	CLI_FAIL = 1,		/* the operation failed (I/O, kernel refused) */
+	CLI_USAGE = 2,		/* bad command line */
+	CLI_ENV = 3,		/* the host cannot do it: no MGLRU, debugfs, root */
+	CLI_REFUSED = 4,	/* lrugen refused: stale snapshot, too-young eviction */
+};
+
+struct cli {
+	const char *root;	/* --root DIR, or NULL for / */
+	bool json;		/* --json */
+	bool full;		/* --full: read lru_gen_full */
+};
+
+struct cli_cmd {
+	const char *name;
+	int (*run)(struct cli *cli, int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_show(struct cli *cli, int argc, char **argv);
+int cmd_age(struct cli *cli, int argc, char **argv);
+int cmd_evict(struct cli *cli, int argc, char **argv);
+int cmd_wss(struct cli *cli, int argc, char **argv);
+int cmd_doctor(struct cli *cli, int argc, char **argv);
+int cmd_enable(struct cli *cli, int argc, char **argv);
+int cmd_cmd(struct cli *cli, int argc, char **argv);
+
+/* "lrugen: <message>" on stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "lrugen: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print err's message and return the exit code for its class. */
+int cli_fail(const struct lru_error *err);
+
+/*
+ * Options every command takes: --root DIR, --json, -h/--help. Commands put
+ * CLI_COMMON_OPTS in their struct option[] and pass unknown results to
+ * cli_common_opt(), which returns 1 if it handled the option, 0 for -h
+ * (print usage, exit 0), -1 for an unknown option (exit 2).
+ */
+#define CLI_OPT_ROOT 0x1000
+#define CLI_OPT_JSON 0x1001
+#define CLI_COMMON_OPTS                                             \
+	{ "root", required_argument, NULL, CLI_OPT_ROOT },          \
+	{ "json", no_argument, NULL, CLI_OPT_JSON },                \
+	{ "help", no_argument, NULL, 'h' }
+int cli_common_opt(struct cli *cli, int opt);
+/* Print usage to stdout (for -h) or stderr with a hint (for errors). */
+int cli_usage(const char *usage, bool error);
+
+/* Which lruvecs a command works on: --memcg PATH|GLOB, --memcg-id ID, --node N|all. */
+struct cli_select {
+	const char *memcg;	/* exact path or fnmatch() pattern; NULL = all */
+	bool have_id;
+	uint64_t memcg_id;
+	int node;		/* -1 = all */
+};
+void cli_select_init(struct cli_select *sel);
+/* Parse the --node argument ("all" or a number). */
+int cli_parse_node(const char *arg, int *node);
+bool cli_selected(const struct cli_select *sel, const struct lru_snapshot *snap,
+		  const struct lru_lruvec *lv);
+/* Fail with a clear message when the selection matches nothing in snap. */
+int cli_check_selection(const struct cli_select *sel, const struct lru_snapshot *snap);
+
+/*
+ * Read the kernel's generations (lru_gen, or lru_gen_full with cli->full)
+ * plus host info, with errors that say what to do (debugfs not mounted, not
+ * root, lockdown, no MGLRU). Returns an exit code.
+ */
+int cli_load(struct cli *cli, struct lru_snapshot *snap);
+/* Warn on stderr when MGLRU is off; returns true when it is on. */
+bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet);
+
+/*
+ * Write one command (text with newline) to the kernel's lru_gen; one
+ * write(2) per command. Returns 0, or sets err with the kernel's errno
+ * explained (EINVAL, ERANGE, EPERM...) and returns its lru_err.
+ */
+enum lru_err cli_write_cmd(struct cli *cli, const char *text, int *kernel_errno,
+			   struct lru_error *err);
+
+/* Parse an unsigned decimal option value; prints an error and returns -1 if bad. */
+int cli_parse_u64(const char *opt, const char *arg, uint64_t *v);
+
+/*
+ * Age every selected lruvec once (aging.c): write "+ id node max_seq
+ * can_swap force_scan", re-read, and retry once those whose max_seq did not
+ * move (a stale read). Offline memcgs (id 0) are skipped. Prints one line per
+ * lruvec unless quiet; appends one object per lruvec to report when not
+ * NULL. Returns an exit code.
+ */
+int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool force_scan,
+	    bool quiet, json_t *report);
+
+/* Emit a JSON document on stdout (steals the reference); returns an exit code. */
+int cli_json_out(json_t *doc);
+/* Flush stdout and fail (exit 1) if writing it failed. */
+int cli_finish(int rc);
+
+/* Depth of a memcg path ("/" 0, "/a" 1, "/a/b" 2) and its last component. */
+int cli_path_depth(const char *path);
+const char *cli_path_leaf(const char *path);
+/* Local wall-clock time "HH:MM:SS.mmm" of ms since the epoch. */
+const char *cli_fmt_clock(int64_t ms, char *buf, size_t size);
+
+const char *cli_source_name(enum lru_source src);
+
+#endif

@@ -1,0 +1,142 @@
+/* cmd-cmd.c - lrugen cmd: write raw '+'/'-' commands, checked against a fresh read. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "lru_cmd.h"
+
+static const char usage[] =
+	"usage: lrugen cmd [--no-check] [--dry-run] 'COMMAND' ...\n"
+	"\n"
+	"Write commands in the kernel's own syntax to lru_gen, one write(2) each:\n"
+	"  '+ MEMCG_ID NODE MAX_SEQ [CAN_SWAP [FORCE_SCAN]]'      create a generation\n"
+	"  '- MEMCG_ID NODE MIN_SEQ [SWAPPINESS [NR_TO_RECLAIM]]' evict generations <= MIN_SEQ\n"
+	"Each is first checked against a fresh read, and refused with the reason\n"
+	"when the kernel would refuse it or silently ignore it: an unknown memcg or\n"
+	"node, a stale MAX_SEQ (someone aged since), an eviction reaching the two\n"
+	"youngest generations. 'lrugen age' and 'lrugen evict' build these for you.\n"
+	"\n"
+	"  --no-check   send the command unchecked and report the kernel's answer\n"
+	"  --dry-run    check only, write nothing\n";
+
+int cmd_cmd(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-check", no_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		CLI_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	bool check = true, dry = false;
+	struct lru_snapshot s;
+	struct lru_error err;
+	json_t *report = NULL;
+	int opt, rc, i;
+
+	/*
+	 * "- 3 1 5" looks like an option to getopt: options end at the first
+	 * argument that is not one of ours.
+	 */
+	int nopt = 1;
+
+	while (nopt < argc && (!strncmp(argv[nopt], "--", 2) || !strcmp(argv[nopt], "-h"))) {
+		if (!strcmp(argv[nopt], "--"))
+			break;
+		nopt += !strcmp(argv[nopt], "--root") ? 2 : 1;
+	}
+	if (nopt > argc)
+		nopt = argc;
+	while ((opt = getopt_long(nopt, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			check = false;
+			break;
+		case 'd':
+			dry = true;
+			break;
+		default:
+			rc = cli_common_opt(cli, opt);
+			if (rc <= 0)
+				return cli_usage(usage, rc < 0);
+		}
+	}
+	if (optind < nopt && !strcmp(argv[optind], "--"))
+		optind++;
+	if (optind < nopt)
+		optind = nopt;
+	if (optind == argc) {
+		cli_err("cmd needs a command, e.g. lrugen cmd '+ 3 1 6 1 1' (see 'lrugen cmd -h')");
+		return CLI_USAGE;
+	}
+	if (cli->json)
+		report = json_array();
+	lru_snapshot_init(&s);
+	rc = CLI_OK;
+	for (i = optind; i < argc && !rc; i++) {
+		struct lru_cmd c;
+		char text[LRU_CMD_MAX];
+		int kerr;
+		const struct lru_lruvec *lv;
+		uint64_t before = 0;
+
+		lru_error_clear(&err);
+		if (lru_cmd_parse(argv[i], &c, &err)) {
+			cli_err("'%s': %s", argv[i], err.msg);
+			rc = CLI_USAGE;
+			break;
+		}
+		lru_cmd_format(&c, text, sizeof(text));
+		lru_snapshot_release(&s);
+		if (check || c.op == '+') {
+			rc = cli_load(cli, &s);
+			if (rc)
+				break;
+		}
+		if (check && lru_cmd_check(&s, &c, &err)) {
+			rc = cli_fail(&err);
+			if (err.code == LRU_ENOENT)	/* no such memcg or node */
+				rc = CLI_USAGE;
+			break;
+		}
+		lv = lru_snapshot_find(&s, NULL, c.memcg_id, c.node);
+		if (lv)
+			before = lru_lruvec_max_seq(lv);
+		if (!dry && cli_write_cmd(cli, text, &kerr, &err)) {
+			rc = cli_fail(&err);
+			break;
+		}
+		text[strcspn(text, "\n")] = '\0';
+		if (!cli->json)
+			printf("%s '%s'\n", dry ? "would write" : "wrote", text);
+		if (!dry && c.op == '+' && lv) {
+			struct lru_snapshot after;
+
+			lru_snapshot_init(&after);
+			if (!cli_load(cli, &after)) {
+				const struct lru_lruvec *alv = lru_snapshot_find(&after, NULL, c.memcg_id,
+										 c.node);
+				if (alv && lru_lruvec_max_seq(alv) == before) {
+					cli_err("'%s' changed nothing: max_seq is still %" PRIu64
+						" (the kernel ignores a stale MAX_SEQ)", text, before);
+					rc = CLI_REFUSED;
+				}
+			}
+			lru_snapshot_release(&after);
+		}
+		if (report) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "command", json_string(text));
+			json_object_set_new(o, "written", json_boolean(!dry));
+			json_array_append_new(report, o);
+		}
+	}
+	lru_snapshot_release(&s);
+	if (report) {
+		if (!rc)
+			return cli_json_out(report);
+		json_decref(report);
+	}
+	return rc;
+}

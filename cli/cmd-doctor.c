@@ -1,0 +1,392 @@
+/*
+ * cmd-doctor.c - lrugen doctor (can this host do MGLRU telemetry?) and
+ * lrugen enable (turn MGLRU on).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "lru_sys.h"
+
+static const char doctor_usage[] =
+	"usage: lrugen doctor [--json]\n"
+	"\n"
+	"Check what MGLRU telemetry needs on this host and say how to fix what is\n"
+	"missing: kernel release, CONFIG_LRU_GEN, lru_gen/enabled, debugfs, kernel\n"
+	"lockdown, cgroup v2 with the memory controller, root, and swap. Each finding\n"
+	"is 'ok', 'warn' or 'FAIL' with the command that fixes it. Exit code 3 when\n"
+	"something fails.\n";
+
+static const char enable_usage[] =
+	"usage: lrugen enable [--bits N] [--json]\n"
+	"\n"
+	"Turn MGLRU on by writing /sys/kernel/mm/lru_gen/enabled. Without --bits it\n"
+	"writes 'y' and then, on kernels before 6.12, clears 0x0004 (non-leaf PMD\n"
+	"young bits): with it, a forced aging of one node can hide accesses from the\n"
+	"next node's aging, so 0x0003 is the accurate setting for telemetry there.\n"
+	"Turning the core bit on moves every page and may take a moment.\n"
+	"\n"
+	"  --bits N   write exactly N (e.g. 0x0007, 3, or n to turn MGLRU off)\n";
+
+enum status { ST_OK, ST_WARN, ST_FAIL, ST_INFO };
+static const char *const status_names[] = { "ok", "warn", "FAIL", "info" };
+
+struct doctor {
+	struct cli *cli;
+	json_t *json;
+	int fails;
+	unsigned enabled;
+	bool have_enabled;
+	int major, minor;
+};
+
+static void finding(struct doctor *d, const char *check, enum status st, const char *fix,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void finding(struct doctor *d, const char *check, enum status st, const char *fix,
+		    const char *fmt, ...)
+{
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (st == ST_FAIL)
+		d->fails++;
+	if (d->json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "check", json_string(check));
+		json_object_set_new(o, "status", json_string(status_names[st]));
+		json_object_set_new(o, "detail", json_string(detail));
+		json_object_set_new(o, "fix", fix ? json_string(fix) : json_null());
+		json_array_append_new(d->json, o);
+		return;
+	}
+	printf("%-5s %-10s %s\n", status_names[st], check, detail);
+	if (fix)
+		printf("%-16s fix: %s\n", "", fix);
+}
+
+/* Read a whole file, possibly gzip-compressed (/proc/config.gz), into a string. */
+static char *read_maybe_gz(struct cli *cli, const char *abs)
+{
+	char path[LRU_PATH_MAX];
+	size_t n = 0, alloc = 1 << 16;
+	char *buf;
+	gzFile gz;
+	int r;
+
+	if (lru_sys_path(cli->root, abs, path, sizeof(path), NULL))
+		return NULL;
+	gz = gzopen(path, "rb");
+	if (!gz)
+		return NULL;
+	buf = malloc(alloc);
+	while (buf && (r = gzread(gz, buf + n, (unsigned)(alloc - n - 1))) > 0) {
+		n += (size_t)r;
+		if (alloc - n < 2) {
+			char *p = n < (16u << 20) ? realloc(buf, alloc * 2) : NULL;
+
+			if (!p) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = p;
+			alloc *= 2;
+		}
+	}
+	gzclose(gz);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+static void check_kernel(struct doctor *d)
+{
+	char rel[128];
+
+	if (lru_sys_read_line(d->cli->root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL)) {
+		finding(d, "kernel", ST_WARN, NULL, "cannot read %s", LRU_PATH_OSRELEASE);
+		return;
+	}
+	if (sscanf(rel, "%d.%d", &d->major, &d->minor) != 2) {
+		finding(d, "kernel", ST_WARN, NULL, "release '%s' is not MAJOR.MINOR...", rel);
+		return;
+	}
+	if (d->major < 6)
+		finding(d, "kernel", ST_FAIL, "boot Linux 6.1 or later (Debian: linux-image-amd64)",
+			"%s: MGLRU needs Linux 6.1 or later", rel);
+	else
+		finding(d, "kernel", ST_OK, NULL, "%s", rel);
+}
+
+static void check_config(struct doctor *d)
+{
+	char rel[128], boot[256];
+	const char *where = "/proc/config.gz";
+	char *text = read_maybe_gz(d->cli, where);
+
+	if (!text && !lru_sys_read_line(d->cli->root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL)) {
+		snprintf(boot, sizeof(boot), "/boot/config-%s", rel);
+		where = boot;
+		text = read_maybe_gz(d->cli, where);
+	}
+	if (!text) {
+		finding(d, "config", ST_WARN, NULL,
+			"kernel config not found (/proc/config.gz, /boot/config-RELEASE); "
+			"lru_gen/enabled below tells whether MGLRU is built");
+		return;
+	}
+	if (strstr(text, "\nCONFIG_LRU_GEN=y"))
+		finding(d, "config", ST_OK, NULL, "CONFIG_LRU_GEN=y%s (%s)",
+			strstr(text, "\nCONFIG_LRU_GEN_ENABLED=y") ? ", on by default" :
+								      ", off by default", where);
+	else
+		finding(d, "config", ST_FAIL, "use a kernel built with CONFIG_LRU_GEN=y",
+			"CONFIG_LRU_GEN is not set (%s)", where);
+	free(text);
+}
+
+static void check_enabled(struct doctor *d)
+{
+	char fix[160];
+
+	if (lru_sys_read_enabled(d->cli->root, &d->enabled, NULL)) {
+		finding(d, "mglru", ST_FAIL, "use a kernel built with CONFIG_LRU_GEN=y",
+			"%s is missing: this kernel has no MGLRU", LRU_PATH_ENABLED);
+		return;
+	}
+	d->have_enabled = true;
+	if (!(d->enabled & LRU_ENABLED_CORE)) {
+		finding(d, "mglru", ST_FAIL, "lrugen enable",
+			"off (enabled=0x%04x): generations do not drive reclaim", d->enabled);
+		return;
+	}
+	if ((d->enabled & LRU_ENABLED_NONLEAF_YOUNG) && d->major == 6 && d->minor < 12) {
+		snprintf(fix, sizeof(fix), "echo 3 > %s   (or: lrugen enable)", LRU_PATH_ENABLED);
+		finding(d, "mglru", ST_WARN, fix,
+			"on (enabled=0x%04x); before 6.12, bit 0x0004 lets a forced aging of one "
+			"node hide accesses from the next: 0x0003 is accurate", d->enabled);
+		return;
+	}
+	finding(d, "mglru", ST_OK, NULL, "on (enabled=0x%04x)", d->enabled);
+}
+
+static bool mounted(const char *mounts, const char *where, const char *fstype)
+{
+	char pat[128];
+
+	snprintf(pat, sizeof(pat), " %s %s ", where, fstype);
+	return mounts && strstr(mounts, pat);
+}
+
+static void check_mounts_and_access(struct doctor *d)
+{
+	char *mounts = NULL, path[LRU_PATH_MAX], lockdown[128], *ctl = NULL;
+	const char *mode = NULL;
+	int fd;
+
+	lru_sys_read(d->cli->root, "/proc/mounts", 1 << 20, &mounts, NULL, NULL);
+	if (mounted(mounts, "/sys/kernel/debug", "debugfs"))
+		finding(d, "debugfs", ST_OK, NULL, "mounted at /sys/kernel/debug");
+	else
+		finding(d, "debugfs", ST_FAIL, "mount -t debugfs none /sys/kernel/debug",
+			"not mounted at /sys/kernel/debug");
+
+	if (!lru_sys_read_line(d->cli->root, "/sys/kernel/security/lockdown", lockdown,
+			       sizeof(lockdown), NULL)) {
+		char *l = strchr(lockdown, '['), *r = l ? strchr(l, ']') : NULL;
+
+		if (l && r) {
+			*r = '\0';
+			mode = l + 1;
+		}
+	}
+	if (mode && strcmp(mode, "none"))
+		finding(d, "lockdown", ST_WARN, "boot with lockdown=none, or read with 'lrugen show --full'",
+			"kernel lockdown is '%s': debugfs lru_gen (writable) cannot be opened; "
+			"lru_gen_full still reads, aging and eviction are impossible", mode);
+	else
+		finding(d, "lockdown", ST_OK, NULL, "%s", mode ? "none" : "not active");
+
+	lru_sys_path(d->cli->root, LRU_PATH_LRU_GEN, path, sizeof(path), NULL);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		finding(d, "interface", ST_OK, NULL, "debugfs %s (read and write)", LRU_PATH_LRU_GEN);
+	} else if (errno == EACCES) {
+		finding(d, "interface", ST_FAIL, "run as root (sudo lrugen ...)",
+			"%s: permission denied", LRU_PATH_LRU_GEN);
+	} else if (errno == EPERM) {
+		finding(d, "interface", ST_FAIL, "boot with lockdown=none",
+			"%s: refused by kernel lockdown", LRU_PATH_LRU_GEN);
+	} else {
+		finding(d, "interface", ST_FAIL, "mount debugfs and use an MGLRU kernel (see above)",
+			"%s: %s", LRU_PATH_LRU_GEN, strerror(errno));
+	}
+
+	if (!mounted(mounts, "/sys/fs/cgroup", "cgroup2")) {
+		finding(d, "cgroup", ST_WARN, "mount -t cgroup2 none /sys/fs/cgroup",
+			"no cgroup v2 at /sys/fs/cgroup: only the root memcg is visible to jobs tools");
+	} else if (lru_sys_read(d->cli->root, "/sys/fs/cgroup/cgroup.controllers", 4096, &ctl,
+				NULL, NULL) || !strstr(ctl, "memory")) {
+		finding(d, "cgroup", ST_FAIL, "boot without cgroup_disable=memory",
+			"cgroup v2 is mounted but the memory controller is not available");
+	} else {
+		finding(d, "cgroup", ST_OK, NULL, "cgroup v2 with the memory controller");
+	}
+	free(ctl);
+	free(mounts);
+}
+
+static void check_root_and_swap(struct doctor *d)
+{
+	char *swaps = NULL, *nl;
+	int lines = 0;
+
+	if (geteuid() == 0)
+		finding(d, "root", ST_OK, NULL, "running as root");
+	else
+		finding(d, "root", ST_FAIL, "run as root (sudo lrugen ...)",
+			"not root: debugfs and lru_gen are root-only");
+
+	if (lru_sys_read(d->cli->root, "/proc/swaps", 1 << 16, &swaps, NULL, NULL)) {
+		finding(d, "swap", ST_INFO, NULL, "cannot read /proc/swaps");
+		return;
+	}
+	for (nl = swaps; (nl = strchr(nl, '\n')); nl++)
+		lines++;
+	if (lines > 1)
+		finding(d, "swap", ST_OK, NULL, "%d swap device(s): anon pages can be evicted",
+			lines - 1);
+	else
+		finding(d, "swap", ST_INFO,
+			"modprobe zram && echo 1G > /sys/block/zram0/disksize && mkswap /dev/zram0 && swapon /dev/zram0",
+			"no swap: anon pages are aged only with can_swap=1 (lrugen passes it) and "
+			"cannot be evicted; file pages can");
+	free(swaps);
+}
+
+int cmd_doctor(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_COMMON_OPTS, { NULL, 0, NULL, 0 } };
+	struct doctor d = { .cli = cli };
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		rc = cli_common_opt(cli, opt);
+		if (rc <= 0)
+			return cli_usage(doctor_usage, rc < 0);
+	}
+	if (optind < argc) {
+		cli_err("doctor: unexpected argument '%s'", argv[optind]);
+		return CLI_USAGE;
+	}
+	if (cli->json)
+		d.json = json_array();
+	check_kernel(&d);
+	check_config(&d);
+	check_enabled(&d);
+	check_mounts_and_access(&d);
+	check_root_and_swap(&d);
+	if (d.json) {
+		rc = cli_json_out(d.json);
+		if (rc)
+			return rc;
+	} else {
+		printf("\n%s\n", d.fails ? "some checks failed: see the fixes above"
+					 : "this host is ready for lrugen");
+	}
+	return d.fails ? CLI_ENV : CLI_OK;
+}
+
+static int write_enabled(struct cli *cli, const char *value, struct lru_error *err)
+{
+	char path[LRU_PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (lru_sys_path(cli->root, LRU_PATH_ENABLED, path, sizeof(path), err))
+		return -1;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		lru_fail(err, errno == ENOENT ? LRU_ENOENT : LRU_EACCES, "cannot open '%s': %s%s", path,
+			 strerror(errno), errno == EACCES ? " (run as root)" : "");
+		return -1;
+	}
+	n = write(fd, value, strlen(value));
+	if (n != (ssize_t)strlen(value)) {
+		lru_fail(err, LRU_EIO, "writing '%s' to '%s': %s", value, path,
+			 n < 0 ? strerror(errno) : "short write");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int cmd_enable(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "bits", required_argument, NULL, 'b' },
+		CLI_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *bits = NULL;
+	struct lru_error err;
+	unsigned before = 0, after = 0;
+	char rel[128];
+	int opt, rc, major = 0, minor = 0;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'b') {
+			bits = optarg;
+			continue;
+		}
+		rc = cli_common_opt(cli, opt);
+		if (rc <= 0)
+			return cli_usage(enable_usage, rc < 0);
+	}
+	if (optind < argc) {
+		cli_err("enable: unexpected argument '%s'", argv[optind]);
+		return CLI_USAGE;
+	}
+	lru_error_clear(&err);
+	if (lru_sys_read_enabled(cli->root, &before, &err)) {
+		cli_err("%s: this kernel has no MGLRU (CONFIG_LRU_GEN)", err.msg);
+		return CLI_ENV;
+	}
+	if (!lru_sys_read_line(cli->root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL))
+		sscanf(rel, "%d.%d", &major, &minor);
+	if (bits) {
+		if (write_enabled(cli, bits, &err))
+			return cli_fail(&err);
+	} else {
+		if (!(before & LRU_ENABLED_CORE) && write_enabled(cli, "y", &err))
+			return cli_fail(&err);
+		if (major == 6 && minor < 12 && write_enabled(cli, "3", &err))
+			return cli_fail(&err);
+	}
+	if (lru_sys_read_enabled(cli->root, &after, &err))
+		return cli_fail(&err);
+	if (cli->json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "before", json_integer(before));
+		json_object_set_new(o, "after", json_integer(after));
+		json_object_set_new(o, "enabled", json_boolean(after & LRU_ENABLED_CORE));
+		return cli_json_out(o);
+	}
+	printf("MGLRU %s: lru_gen/enabled 0x%04x (was 0x%04x)\n",
+	       after & LRU_ENABLED_CORE ? "on" : "off", after, before);
+	return CLI_OK;
+}

@@ -1,0 +1,263 @@
+/* cmd-wss.c - lrugen wss: hot and cold bytes per memcg and node at a threshold. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lru_sys.h"
+#include "lru_units.h"
+#include "lru_ws.h"
+
+static const char usage[] =
+	"usage: lrugen wss [--threshold DUR] [--memcg PATH|GLOB] [--node N|all]\n"
+	"                  [--age-first INTERVAL] [--interpolate] [--all] [--json]\n"
+	"\n"
+	"Estimate working sets: per memcg and node, the bytes used within the last DUR\n"
+	"(hot) and the bytes idle longer than that (cold), anon and file apart.\n"
+	"A page in generation s has been idle at least since generation s+1 was born,\n"
+	"so cold = generations whose successor is older than DUR. This needs\n"
+	"generations made on a steady pace: run lrugend, or use --age-first.\n"
+	"\n"
+	"  --threshold DUR        idle time that makes a page cold (default 2m)\n"
+	"  --age-first INTERVAL   age every lruvec, wait INTERVAL, age again, then\n"
+	"                         measure (for a host nobody ages); INTERVAL should be\n"
+	"                         at least the threshold\n"
+	"  --interpolate          split the generation that straddles DUR linearly\n"
+	"                         (default: count it hot, an upper bound on the WSS)\n"
+	"  --all                  also list lruvecs holding no pages\n"
+	"  --json                 an array of rows: memcg, memcg_id, node, hot_bytes,\n"
+	"                         cold_bytes, hot_anon_bytes, hot_file_bytes, ...\n"
+	"\n"
+	"unmapped_file_bytes: page cache that no process maps (read with read(2)).\n"
+	"MGLRU files such pages in the oldest generations and tracks their reuse by\n"
+	"access count (tiers), not by generation, so generation sizes call them cold\n"
+	"even when they are reread often: treat that part of cold_file_bytes as\n"
+	"unknown, and watch workingset_refault_file after reclaiming it.\n";
+
+struct row {
+	size_t lruvec;
+	struct lru_ws ws;
+	int64_t unmapped_file;	/* bytes; -1 when unknown */
+};
+
+/* memory.numa_stat "file" minus "file_mapped" on each node of one memcg. */
+static void unmapped_file(struct cli *cli, const char *path, int64_t *per_node, size_t nr)
+{
+	uint64_t *file = calloc(nr, sizeof(*file)), *mapped = calloc(nr, sizeof(*mapped));
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		per_node[i] = -1;
+	if (file && mapped && path[0] &&
+	    !lru_sys_numa_stat(cli->root, path, "file", file, nr, NULL) &&
+	    !lru_sys_numa_stat(cli->root, path, "file_mapped", mapped, nr, NULL))
+		for (i = 0; i < nr; i++)
+			per_node[i] = file[i] > mapped[i] ? (int64_t)(file[i] - mapped[i]) : 0;
+	free(file);
+	free(mapped);
+}
+
+static json_t *row_json(const struct lru_snapshot *s, const struct row *r, uint64_t thr)
+{
+	const struct lru_lruvec *lv = &s->lruvecs[r->lruvec];
+	const struct lru_memcg *m = lru_lruvec_memcg(s, lv);
+	const struct lru_ws *w = &r->ws;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "memcg", json_string(m->path));
+	json_object_set_new(o, "memcg_id", json_integer((json_int_t)m->id));
+	json_object_set_new(o, "node", json_integer(lv->node));
+	json_object_set_new(o, "threshold_ms", json_integer((json_int_t)thr));
+	json_object_set_new(o, "hot_bytes", json_integer((json_int_t)lru_ws_hot(w)));
+	json_object_set_new(o, "cold_bytes", json_integer((json_int_t)lru_ws_cold(w)));
+	json_object_set_new(o, "hot_anon_bytes", json_integer((json_int_t)w->hot[LRU_ANON]));
+	json_object_set_new(o, "hot_file_bytes", json_integer((json_int_t)w->hot[LRU_FILE]));
+	json_object_set_new(o, "cold_anon_bytes", json_integer((json_int_t)w->cold[LRU_ANON]));
+	json_object_set_new(o, "cold_file_bytes", json_integer((json_int_t)w->cold[LRU_FILE]));
+	json_object_set_new(o, "total_bytes",
+			    json_integer((json_int_t)(lru_ws_hot(w) + lru_ws_cold(w))));
+	json_object_set_new(o, "generations", json_integer(lv->nr_gens));
+	json_object_set_new(o, "oldest_age_ms", json_integer(lv->gens[0].age_ms));
+	json_object_set_new(o, "youngest_age_ms", json_integer(lru_lruvec_youngest(lv)->age_ms));
+	if (r->unmapped_file >= 0) {
+		uint64_t um = (uint64_t)r->unmapped_file;
+
+		json_object_set_new(o, "unmapped_file_bytes", json_integer(r->unmapped_file));
+		json_object_set_new(o, "cold_unmapped_file_bytes",
+				    json_integer((json_int_t)(um < w->cold[LRU_FILE] ? um
+								    : w->cold[LRU_FILE])));
+	} else {
+		json_object_set_new(o, "unmapped_file_bytes", json_null());
+	}
+	return o;
+}
+
+static void print_rows(const struct lru_snapshot *s, const struct row *rows, size_t n,
+		       uint64_t thr)
+{
+	char b[8][32];
+	struct lru_ws total = { { 0 }, { 0 } };
+	uint64_t unmapped_cold = 0;
+	size_t i;
+
+	printf("threshold %s: memory idle longer than that is cold\n\n",
+	       lru_fmt_duration(thr, b[0], sizeof(b[0])));
+	printf("%-32s %4s %10s %10s %10s %10s %6s %10s\n", "MEMCG", "NODE", "HOT", "HOT ANON",
+	       "HOT FILE", "COLD", "COLD%", "UNMAPPED*");
+	for (i = 0; i < n; i++) {
+		const struct lru_lruvec *lv = &s->lruvecs[rows[i].lruvec];
+		const struct lru_memcg *m = lru_lruvec_memcg(s, lv);
+		const struct lru_ws *w = &rows[i].ws;
+		uint64_t all = lru_ws_hot(w) + lru_ws_cold(w);
+
+		lru_ws_add(&total, w);
+		if (rows[i].unmapped_file > 0)
+			unmapped_cold += (uint64_t)rows[i].unmapped_file < w->cold[LRU_FILE]
+						 ? (uint64_t)rows[i].unmapped_file : w->cold[LRU_FILE];
+		printf("%-32s %4d %10s %10s %10s %10s %5.0f%% %10s\n", m->path[0] ? m->path : "(none)",
+		       lv->node, lru_fmt_bytes(lru_ws_hot(w), b[0], 32),
+		       lru_fmt_bytes(w->hot[LRU_ANON], b[1], 32),
+		       lru_fmt_bytes(w->hot[LRU_FILE], b[2], 32),
+		       lru_fmt_bytes(lru_ws_cold(w), b[3], 32),
+		       all ? 100.0 * (double)lru_ws_cold(w) / (double)all : 0.0,
+		       rows[i].unmapped_file < 0 ? "-" :
+		       lru_fmt_bytes((uint64_t)rows[i].unmapped_file, b[4], 32));
+	}
+	printf("%-32s %4s %10s %10s %10s %10s\n", "TOTAL", "",
+	       lru_fmt_bytes(lru_ws_hot(&total), b[0], 32),
+	       lru_fmt_bytes(total.hot[LRU_ANON], b[1], 32),
+	       lru_fmt_bytes(total.hot[LRU_FILE], b[2], 32),
+	       lru_fmt_bytes(lru_ws_cold(&total), b[3], 32));
+	printf("\n* UNMAPPED: page cache no process maps. MGLRU tracks its reuse by tiers, not\n"
+	       "  generations, so up to %s of the cold file bytes above may be reread often.\n",
+	       lru_fmt_bytes(unmapped_cold, b[5], 32));
+}
+
+int cmd_wss(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "memcg", required_argument, NULL, 'm' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "age-first", required_argument, NULL, 'a' },
+		{ "interpolate", no_argument, NULL, 'I' },
+		{ "all", no_argument, NULL, 'A' },
+		CLI_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_select sel;
+	struct lru_snapshot s;
+	struct lru_error err;
+	struct row *rows = NULL;
+	uint64_t thr = 120000, age_first = 0;
+	enum lru_ws_mode mode = LRU_WS_STRICT;
+	bool all = false;
+	int64_t *unmapped = NULL;
+	size_t n = 0, i, last_memcg = SIZE_MAX, nr_nodes = LRU_NODE_MAX + 1;
+	int opt, rc;
+
+	cli_select_init(&sel);
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			if (lru_parse_duration_ms(optarg, &thr, &err)) {
+				cli_err("--threshold: %s", err.msg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'm':
+			sel.memcg = optarg;
+			break;
+		case 'n':
+			if (cli_parse_node(optarg, &sel.node))
+				return CLI_USAGE;
+			break;
+		case 'a':
+			if (lru_parse_duration_ms(optarg, &age_first, &err) || !age_first) {
+				cli_err("--age-first: %s", age_first ? err.msg : "the interval must be > 0");
+				return CLI_USAGE;
+			}
+			break;
+		case 'I':
+			mode = LRU_WS_INTERPOLATE;
+			break;
+		case 'A':
+			all = true;
+			break;
+		default:
+			rc = cli_common_opt(cli, opt);
+			if (rc <= 0)
+				return cli_usage(usage, rc < 0);
+		}
+	}
+	if (optind < argc) {
+		cli_err("wss: unexpected argument '%s'", argv[optind]);
+		return CLI_USAGE;
+	}
+	if (age_first) {
+		struct timespec ts = { (time_t)(age_first / 1000), (long)(age_first % 1000) * 1000000 };
+		char b[32];
+
+		if (age_first < thr)
+			cli_warn("--age-first %s is shorter than the threshold: nothing can be cold yet",
+				 lru_fmt_duration(age_first, b, sizeof(b)));
+		fprintf(stderr, "lrugen: aging every lruvec, waiting %s, aging again\n",
+			lru_fmt_duration(age_first, b, sizeof(b)));
+		rc = cli_age(cli, &sel, true, true, true, NULL);
+		if (rc)
+			return rc;
+		while (nanosleep(&ts, &ts))
+			;
+		rc = cli_age(cli, &sel, true, true, true, NULL);
+		if (rc)
+			return rc;
+	}
+
+	lru_snapshot_init(&s);
+	rc = cli_load(cli, &s);
+	if (!rc && (sel.memcg || sel.node >= 0))
+		rc = cli_check_selection(&sel, &s);
+	if (rc)
+		goto out;
+	cli_mglru_on(cli, &s, false);
+	rows = calloc(s.nr_lruvecs ? s.nr_lruvecs : 1, sizeof(*rows));
+	unmapped = calloc(nr_nodes, sizeof(*unmapped));
+	if (!rows || !unmapped) {
+		cli_err("out of memory");
+		rc = CLI_FAIL;
+		goto out;
+	}
+	for (i = 0; i < s.nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &s.lruvecs[i];
+		struct row *r = &rows[n];
+
+		if (!cli_selected(&sel, &s, lv))
+			continue;
+		r->lruvec = i;
+		lru_ws_lruvec(&s, lv, thr, mode, &r->ws);
+		if (!all && !cli->json && !sel.memcg && !lru_ws_hot(&r->ws) && !lru_ws_cold(&r->ws))
+			continue;
+		if (lv->memcg != last_memcg) {
+			unmapped_file(cli, lru_lruvec_memcg(&s, lv)->path, unmapped, nr_nodes);
+			last_memcg = lv->memcg;
+		}
+		r->unmapped_file = unmapped[lv->node];
+		n++;
+	}
+	if (cli->json) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, row_json(&s, &rows[i], thr));
+		rc = cli_json_out(arr);
+	} else {
+		print_rows(&s, rows, n, thr);
+	}
+out:
+	free(rows);
+	free(unmapped);
+	lru_snapshot_release(&s);
+	return rc;
+}

@@ -1,0 +1,367 @@
+/* common.c - option handling, snapshot loading, kernel writes and output helpers. */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lru_sys.h"
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lrugen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lrugen: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_fail(const struct lru_error *err)
+{
+	cli_err("%s", err->msg[0] ? err->msg : lru_strerror(err->code));
+	switch (err->code) {
+	case LRU_ENOENT:
+	case LRU_EACCES:
+	case LRU_ENOTSUP:
+		return CLI_ENV;
+	case LRU_ESTALE:
+		return CLI_REFUSED;
+	case LRU_EINVAL:
+		return CLI_REFUSED;
+	default:
+		return CLI_FAIL;
+	}
+}
+
+int cli_common_opt(struct cli *cli, int opt)
+{
+	switch (opt) {
+	case CLI_OPT_ROOT:
+		cli->root = optarg;
+		return 1;
+	case CLI_OPT_JSON:
+		cli->json = true;
+		return 1;
+	case 'h':
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int cli_usage(const char *usage, bool error)
+{
+	if (error) {
+		fprintf(stderr, "%s", usage);
+		return CLI_USAGE;
+	}
+	fputs(usage, stdout);
+	return CLI_OK;
+}
+
+void cli_select_init(struct cli_select *sel)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->node = -1;
+}
+
+int cli_parse_node(const char *arg, int *node)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(arg, "all")) {
+		*node = -1;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > LRU_NODE_MAX) {
+		cli_err("--node '%s' is not a node number or 'all'", arg);
+		return -1;
+	}
+	*node = (int)v;
+	return 0;
+}
+
+static bool is_pattern(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+bool cli_selected(const struct cli_select *sel, const struct lru_snapshot *snap,
+		  const struct lru_lruvec *lv)
+{
+	const struct lru_memcg *m = lru_lruvec_memcg(snap, lv);
+
+	if (sel->node >= 0 && lv->node != sel->node)
+		return false;
+	if (sel->have_id && m->id != sel->memcg_id)
+		return false;
+	if (sel->memcg) {
+		if (is_pattern(sel->memcg))
+			return fnmatch(sel->memcg, m->path, 0) == 0;
+		return strcmp(sel->memcg, m->path) == 0;
+	}
+	return true;
+}
+
+int cli_check_selection(const struct cli_select *sel, const struct lru_snapshot *snap)
+{
+	bool memcg_found = false;
+	size_t i;
+
+	for (i = 0; i < snap->nr_lruvecs; i++) {
+		struct cli_select any_node = *sel;
+
+		any_node.node = -1;
+		if (cli_selected(sel, snap, &snap->lruvecs[i]))
+			return CLI_OK;
+		if (cli_selected(&any_node, snap, &snap->lruvecs[i]))
+			memcg_found = true;
+	}
+	if (memcg_found) {
+		cli_err("memcg '%s' has no node %d (nodes without memory are not listed)",
+			sel->memcg ? sel->memcg : "(selected)", sel->node);
+		return CLI_USAGE;
+	}
+	if (sel->have_id)
+		cli_err("no memcg with id %" PRIu64 " (see 'lrugen show')", sel->memcg_id);
+	else
+		cli_err("no memcg matches '%s' (see 'lrugen show' for paths)", sel->memcg);
+	return CLI_USAGE;
+}
+
+/* Is debugfs mounted at path? Reads ROOT/proc/mounts; unknown counts as yes. */
+static bool debugfs_mounted(struct cli *cli)
+{
+	char *mounts;
+	bool found;
+
+	if (lru_sys_read(cli->root, "/proc/mounts", 1 << 20, &mounts, NULL, NULL))
+		return true;
+	found = strstr(mounts, " /sys/kernel/debug debugfs ") != NULL;
+	free(mounts);
+	return found;
+}
+
+int cli_load(struct cli *cli, struct lru_snapshot *snap)
+{
+	enum lru_source src = cli->full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS;
+	struct lru_error err;
+	char path[LRU_PATH_MAX];
+	struct stat st;
+	enum lru_err rc;
+
+	lru_error_clear(&err);
+	rc = lru_sys_read_snapshot(cli->root, src, snap, &err);
+	if (rc == LRU_ENOENT) {
+		lru_sys_path(cli->root, "/sys/kernel/debug", path, sizeof(path), NULL);
+		if (!cli->root && !debugfs_mounted(cli)) {
+			cli_err("debugfs is not mounted at '%s' (mount -t debugfs none %s)", path, path);
+			return CLI_ENV;
+		}
+		if (stat(path, &st)) {
+			cli_err("'%s' does not exist (mount -t debugfs none /sys/kernel/debug)", path);
+			return CLI_ENV;
+		}
+		cli_err("%s: this kernel has no MGLRU (CONFIG_LRU_GEN); see 'lrugen doctor'", err.msg);
+		return CLI_ENV;
+	}
+	if (rc == LRU_EACCES) {
+		if (strstr(err.msg, "lockdown") && !cli->full)
+			cli_err("%s; lru_gen_full still reads: try --full", err.msg);
+		else
+			cli_err("%s", err.msg);
+		return CLI_ENV;
+	}
+	if (rc)
+		return cli_fail(&err);
+	rc = lru_sys_read_host(cli->root, snap, &err);
+	if (!rc)
+		rc = lru_sys_read_nodes(cli->root, snap, &err);
+	if (rc)
+		return cli_fail(&err);
+	lru_sys_fill_inodes(cli->root, NULL, snap);
+	return CLI_OK;
+}
+
+bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet)
+{
+	unsigned bits;
+
+	if (lru_sys_read_enabled(cli->root, &bits, NULL))
+		return true;	/* unknown: let the kernel decide */
+	(void)snap;
+	if (bits & LRU_ENABLED_CORE)
+		return true;
+	if (!quiet)
+		cli_warn("MGLRU is off (lru_gen/enabled is 0x%04x): its generations do not drive "
+			 "reclaim and show little; turn it on with 'lrugen enable'", bits);
+	return false;
+}
+
+enum lru_err cli_write_cmd(struct cli *cli, const char *text, int *kernel_errno,
+			   struct lru_error *err)
+{
+	char path[LRU_PATH_MAX];
+	size_t len = strlen(text);
+	struct stat st;
+	ssize_t n;
+	int fd, e;
+	enum lru_err rc = lru_sys_path(cli->root, LRU_PATH_LRU_GEN, path, sizeof(path), err);
+
+	*kernel_errno = 0;
+	if (rc)
+		return rc;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		*kernel_errno = e;
+		if (e == EPERM)
+			return lru_fail(err, LRU_EACCES,
+					"cannot open '%s' for writing: refused by kernel lockdown", path);
+		if (e == EACCES)
+			return lru_fail(err, LRU_EACCES,
+					"cannot open '%s' for writing: permission denied (run as root)",
+					path);
+		return lru_fail(err, e == ENOENT ? LRU_ENOENT : LRU_EIO,
+				"cannot open '%s' for writing: %s", path, strerror(e));
+	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		close(fd);
+		return lru_fail(err, LRU_ENOTSUP,
+				"'%s' is a regular file, not the kernel's (a fixture root?): use --dry-run",
+				path);
+	}
+	n = write(fd, text, len);
+	e = errno;
+	close(fd);
+	if (n == (ssize_t)len)
+		return LRU_OK;
+	*kernel_errno = n < 0 ? e : EIO;
+	len = strcspn(text, "\n");
+	switch (*kernel_errno) {
+	case EINVAL:
+		return lru_fail(err, LRU_EINVAL,
+				"the kernel refused '%.*s': invalid argument (unknown memcg or node, "
+				"a sequence number that is not current, or generations too young to evict)",
+				(int)len, text);
+	case ERANGE:
+		return lru_fail(err, LRU_EINVAL,
+				"the kernel refused '%.*s': out of range (4 generations exist; force_scan needed)",
+				(int)len, text);
+	case ESTALE:
+		return lru_fail(err, LRU_ESTALE, "the kernel refused '%.*s': stale sequence number",
+				(int)len, text);
+	case EEXIST:
+		return lru_fail(err, LRU_ESTALE,
+				"the kernel refused '%.*s': the generation already exists", (int)len, text);
+	case EINTR:
+		return lru_fail(err, LRU_EIO, "'%.*s' was interrupted by a signal", (int)len, text);
+	default:
+		return lru_fail(err, LRU_EIO, "writing '%.*s' to '%s': %s", (int)len, text, path,
+				strerror(*kernel_errno));
+	}
+}
+
+int cli_json_out(json_t *doc)
+{
+	int rc;
+
+	if (!doc) {
+		cli_err("out of memory building JSON");
+		return CLI_FAIL;
+	}
+	rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	if (rc || fputc('\n', stdout) == EOF) {
+		cli_err("cannot write to standard output");
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+int cli_finish(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("cannot write to standard output: %s", strerror(errno));
+		return rc ? rc : CLI_FAIL;
+	}
+	return rc;
+}
+
+int cli_path_depth(const char *path)
+{
+	int depth = 0;
+
+	if (!path[0] || !strcmp(path, "/"))
+		return 0;
+	for (; *path; path++)
+		depth += *path == '/';
+	return depth;
+}
+
+const char *cli_path_leaf(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!path[0])
+		return "(no memcg)";
+	if (!slash || !slash[1])
+		return path;
+	return slash + 1;
+}
+
+const char *cli_fmt_clock(int64_t ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	snprintf(buf, size, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)(ms % 1000));
+	return buf;
+}
+
+const char *cli_source_name(enum lru_source src)
+{
+	switch (src) {
+	case LRU_SRC_DEBUGFS: return "lru_gen";
+	case LRU_SRC_DEBUGFS_FULL: return "lru_gen_full";
+	case LRU_SRC_CGROUP: return "memory.lru_gen";
+	}
+	return "unknown";
+}
+
+int cli_parse_u64(const char *opt, const char *arg, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (*arg < '0' || *arg > '9' || (*v = strtoull(arg, &end, 10), errno) || *end) {
+		cli_err("%s '%s' is not a number", opt, arg);
+		return -1;
+	}
+	return 0;
+}

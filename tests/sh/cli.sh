@@ -1,0 +1,125 @@
+# tests/sh/cli.sh - the lrugen CLI against fixture roots: output, JSON, errors, exit codes.
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkroot "$tmp/r61" 6.1
+mkroot "$tmp/r612" 6.12
+r61=$tmp/r61
+
+# help and usage
+out=$("$LRUGEN" --help)
+check_grep "help lists commands" 'show .*generations' "$out"
+check_grep "help documents exit codes" '4  refused by lrugen' "$out"
+for c in show wss age evict doctor enable; do
+	check_rc "$c -h exits 0" 0 "$LRUGEN" "$c" -h
+	check_grep "$c -h teaches" "usage: lrugen $c" "$("$LRUGEN" "$c" -h)"
+done
+check_rc "no command" 2 "$LRUGEN"
+check_rc "unknown command" 2 "$LRUGEN" frobnicate
+check_rc "unknown option" 2 "$LRUGEN" show --bogus
+check_grep "unknown command message" "^lrugen: 'frobnicate' is not a command" "$("$LRUGEN" frobnicate 2>&1)"
+
+# show
+out=$("$LRUGEN" --root "$r61" show)
+check_grep "show tree-indents memcgs" '^    web +0 +3 ' "$out"
+check_grep "show sizes" '82\.0 MiB' "$out"
+json=$("$LRUGEN" --root "$r61" show --json --memcg /jobs/web --node 1)
+check "show --json lruvec count" 1 "$(jq '.lruvecs | length' <<<"$json")"
+check "show --json gen 3 anon" 21003 "$(jq '.lruvecs[0].generations[0].anon_pages' <<<"$json")"
+check "show --json birth = read - age" true \
+	"$(jq '.read_at_ms - .lruvecs[0].generations[0].birth_ms == .lruvecs[0].generations[0].age_ms' <<<"$json")"
+check "show --json host" fixture-6.1 "$(jq -r .host <<<"$json")"
+json=$("$LRUGEN" show --root "$tmp/r612" --full --json --memcg-id 3 --node 0)
+check "show --full tiers" 4 "$(jq '.lruvecs[0].generations[0].tiers | length' <<<"$json")"
+check "show --full 6.12 walk" 3969 "$(jq '.lruvecs[0].generations[3].walk.leaf_total' <<<"$json")"
+check_rc "show unknown memcg" 2 "$LRUGEN" --root "$r61" show --memcg /nope
+check_grep "show unknown memcg message" "no memcg matches '/nope'" \
+	"$("$LRUGEN" --root "$r61" show --memcg /nope 2>&1)"
+check_grep "show unknown node message" "memcg '/jobs/web' has no node 5" \
+	"$("$LRUGEN" --root "$r61" show --memcg /jobs/web --node 5 2>&1)"
+check_rc "show bad node" 2 "$LRUGEN" --root "$r61" show --node x
+check_rc "show missing root" 3 "$LRUGEN" --root "$tmp/none" show
+check_grep "missing debugfs message" "does not exist \(mount -t debugfs" \
+	"$("$LRUGEN" --root "$tmp/none" show 2>&1)"
+
+# malformed kernel text: one line naming the file and line, exit 1, nothing on stdout
+mkroot "$tmp/bad" 6.1
+printf 'memcg     1 /\n node     0\n          3  12 4\n' >"$tmp/bad/sys/kernel/debug/lru_gen"
+out=$("$LRUGEN" --root "$tmp/bad" show 2>&1 >/dev/null)
+check_grep "malformed text names the line" "lru_gen: line 3: " "$out"
+check "malformed text is one line" 1 "$(wc -l <<<"$out")"
+check_rc "malformed text exit" 1 "$LRUGEN" --root "$tmp/bad" show
+
+# MGLRU off: a warning, not a failure, for reading
+echo 0x0000 >"$tmp/bad/sys/kernel/mm/lru_gen/enabled"
+cp "$LRUGEN_SRC/tests/fixtures/linux-6.1/lru_gen.txt" "$tmp/bad/sys/kernel/debug/lru_gen"
+check_grep "mglru off warns" "warning: MGLRU is off" "$("$LRUGEN" --root "$tmp/bad" show 2>&1 >/dev/null)"
+check_rc "age refuses with mglru off" 3 "$LRUGEN" --root "$tmp/bad" age
+
+# wss: the fixture's ground truth (40/80 MiB web, 10/120 MiB batch), within 5%
+json=$("$LRUGEN" --root "$r61" wss --threshold 3s --json)
+web=$(jq -c '.[] | select(.memcg == "/jobs/web" and .node == 1)' <<<"$json")
+check "wss web hot bytes" 39845888 "$(jq .hot_bytes <<<"$web")"
+check "wss web cold bytes" 86028288 "$(jq .cold_bytes <<<"$web")"
+check "wss web hot anon" 39845888 "$(jq .hot_anon_bytes <<<"$web")"
+check "wss rows have contract fields" true \
+	"$(jq 'all(.[]; has("memcg") and has("memcg_id") and has("node") and has("hot_bytes") and has("cold_bytes") and has("hot_anon_bytes") and has("hot_file_bytes"))' <<<"$json")"
+check "wss unmapped file from numa_stat" 4096 \
+	"$(jq '.[] | select(.memcg == "/jobs/web" and .node == 0) | .unmapped_file_bytes' <<<"$json")"
+check "wss default threshold 2m" 120000 "$("$LRUGEN" --root "$r61" wss --json | jq '.[0].threshold_ms')"
+check "wss 2m: nothing cold on a 12 s old capture" 0 \
+	"$("$LRUGEN" --root "$r61" wss --json | jq '[.[].cold_bytes] | add')"
+json=$("$LRUGEN" --root "$tmp/r612" wss --threshold 3s --json --memcg /jobs/batch)
+check "wss 6.12 batch cold" $((30727 * 4096)) "$(jq '.[] | select(.node == 1) | .cold_bytes' <<<"$json")"
+out=$("$LRUGEN" --root "$r61" wss --threshold 3s)
+check_grep "wss table" '/jobs/web +1 +38\.0 MiB' "$out"
+check_rc "wss bad threshold" 2 "$LRUGEN" --root "$r61" wss --threshold 3q
+check_grep "wss bad threshold message" "unknown unit 'q'" "$("$LRUGEN" --root "$r61" wss --threshold 3q 2>&1)"
+
+# evict --dry-run builds the command and never writes
+before=$(md5sum <"$r61/sys/kernel/debug/lru_gen")
+out=$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s --dry-run)
+check_grep "evict dry-run command" "would write '- 3 1 4': 82\.0 MiB in generations <= 4" "$out"
+check "evict dry-run writes nothing" "$before" "$(md5sum <"$r61/sys/kernel/debug/lru_gen")"
+json=$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 5s --max-bytes 4M \
+	--swappiness 100 --dry-run --json)
+check "evict dry-run json command" "- 3 1 3 100 1024" "$(jq -r '.[0].command' <<<"$json")"
+check "evict dry-run json bytes" 4194304 "$(jq '.[0].asked_bytes' <<<"$json")"
+out=$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 1h --dry-run)
+check_grep "evict nothing old enough" "nothing to evict" "$out"
+check_rc "evict needs memcg" 2 "$LRUGEN" --root "$r61" evict --older-than 3s
+check_rc "evict needs older-than" 2 "$LRUGEN" --root "$r61" evict --memcg /jobs/web
+check_rc "evict bad swappiness" 2 "$LRUGEN" --root "$r61" evict --memcg /jobs/web --older-than 3s --swappiness 300
+check_rc "evict refuses a fixture write" 3 "$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s
+check_grep "evict fixture write message" "regular file, not the kernel's" \
+	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s 2>&1)"
+check "fixture untouched" "$before" "$(md5sum <"$r61/sys/kernel/debug/lru_gen")"
+
+# cmd: raw commands checked against a fresh read
+check_rc "cmd too-young eviction" 4 "$LRUGEN" --root "$r61" cmd "- 3 1 5"
+check_grep "cmd too-young message" "refusing to evict generation 5 of memcg '/jobs/web' node 1: the two youngest generations \(5 and 6\)" \
+	"$("$LRUGEN" --root "$r61" cmd "- 3 1 5" 2>&1)"
+check_rc "cmd stale seq" 4 "$LRUGEN" --root "$r61" cmd "+ 3 1 5 1 1"
+check_grep "cmd stale message" "max_seq of memcg '/jobs/web' node 1 is 6, not 5" \
+	"$("$LRUGEN" --root "$r61" cmd "+ 3 1 5 1 1" 2>&1)"
+check_rc "cmd unknown memcg" 2 "$LRUGEN" --root "$r61" cmd "+ 9999 0 1"
+check_rc "cmd unknown node" 2 "$LRUGEN" --root "$r61" cmd "+ 1 7 5"
+check_rc "cmd garbage" 2 "$LRUGEN" --root "$r61" cmd "garbage"
+check "cmd dry-run" "would write '- 3 1 4'" "$("$LRUGEN" cmd --root "$r61" --dry-run "- 3 1 4")"
+
+# doctor on a fixture root
+json=$("$LRUGEN" --root "$r61" doctor --json)
+check "doctor mglru warns on 6.1 with 0x0007" warn "$(jq -r '.[] | select(.check == "mglru") | .status' <<<"$json")"
+check "doctor debugfs ok" ok "$(jq -r '.[] | select(.check == "debugfs") | .status' <<<"$json")"
+check "doctor swap info" info "$(jq -r '.[] | select(.check == "swap") | .status' <<<"$json")"
+check "doctor 6.12 mglru ok" ok \
+	"$("$LRUGEN" --root "$tmp/r612" doctor --json | jq -r '.[] | select(.check == "mglru") | .status')"
+echo 0x0000 >"$tmp/r612/sys/kernel/mm/lru_gen/enabled"
+check_rc "doctor fails with mglru off" 3 "$LRUGEN" --root "$tmp/r612" doctor
+check_grep "doctor gives the fix" "fix: lrugen enable" "$("$LRUGEN" --root "$tmp/r612" doctor)"
+
+# stdout errors are reported (git's rule): writing to a full device fails
+if [[ -w /dev/full ]]; then
+	check_rc "full stdout fails" 1 sh -c "'$LRUGEN' --root '$r61' show >/dev/full"
+fi
+finish
