@@ -1,0 +1,956 @@
+/*
+ * lru_pb.c - protobuf (lrugen.v1) encoding and decoding of snapshots.
+ *
+ * Encoding builds each HostSnapshot in one allocation: the counts of nodes,
+ * lruvecs, generations, tiers, walk stats and memcg stats are taken first,
+ * then every message and pointer array is carved out of a single block that
+ * lru_pb_host_free() releases with one free(). Strings are not copied: the
+ * message borrows them from the snapshot, which must outlive it. A batch is
+ * packed into one malloc'd buffer.
+ *
+ * Decoding rules beyond the field mapping:
+ *  - empty host, boot_id and kernel_release strings decode to NULL;
+ *  - taken_at_ms is derived (the read midpoint) and not read back;
+ *  - page_size 0 (an older sender that left it unset) means 4096; any other
+ *    value that is not a power of two is rejected;
+ *  - lruvecs with the same (memcg_id, memcg_path, memcg_inode) share one
+ *    struct lru_memcg, in order of first appearance; MemcgStats attach to the
+ *    first memcg with that path and inode, or to a new memcg with id 0
+ *    appended after those of the lruvecs; two MemcgStats for one memcg, or
+ *    two NodeMemory for one node, are rejected;
+ *  - a generation with tiers or walk stats gives its lruvec a struct lru_full
+ *    (has_tiers / has_walk set for that generation); tiers may be fewer than
+ *    LRU_NR_TIERS (the missing ones stay zero); present bits beyond the
+ *    counters this version knows are dropped.
+ * Errors name the snapshot by its 0-based index in the batch (omitted by
+ * lru_pb_snapshot_from_host) and the lruvec by memcg path and node.
+ */
+#include "lru_pb.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_INDEX SIZE_MAX
+#define TC_MASK ((1u << LRU_TC_NR) - 1)
+#define WALK_MASK ((1u << LRU_WALK_NR) - 1)
+#define BLOCK_ALIGN _Alignof(max_align_t)
+
+/*
+ * Format "snapshot N WHAT: MSG" (each part optional) into err; index is
+ * NO_INDEX outside a batch, what may be "" for the snapshot itself.
+ */
+static enum lru_err where_fail(struct lru_error *err, enum lru_err code, size_t index,
+			       const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static enum lru_err where_fail(struct lru_error *err, enum lru_err code, size_t index,
+			       const char *what, const char *fmt, ...)
+{
+	char msg[LRU_ERRMSG_MAX], head[32] = "";
+	va_list ap;
+
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (index != NO_INDEX)
+		snprintf(head, sizeof(head), "snapshot %zu", index);
+	if (!*head && !*what)
+		return lru_fail(err, code, "%s", msg);
+	return lru_fail(err, code, "%s%s%s: %s", head, *head && *what ? " " : "", what, msg);
+}
+
+/* "lruvec '/jobs/web' node 1" (long paths cut) */
+static void lruvec_what(char *buf, size_t size, const char *path, int node)
+{
+	snprintf(buf, size, "lruvec '%.80s' node %d", path, node);
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+static const Lrugen__V1__HostSnapshot host_init = LRUGEN__V1__HOST_SNAPSHOT__INIT;
+static const Lrugen__V1__AgingSettings aging_init = LRUGEN__V1__AGING_SETTINGS__INIT;
+static const Lrugen__V1__NodeMemory node_init = LRUGEN__V1__NODE_MEMORY__INIT;
+static const Lrugen__V1__Lruvec lruvec_init = LRUGEN__V1__LRUVEC__INIT;
+static const Lrugen__V1__Generation gen_init = LRUGEN__V1__GENERATION__INIT;
+static const Lrugen__V1__Tier tier_init = LRUGEN__V1__TIER__INIT;
+static const Lrugen__V1__TierCounters tc_init = LRUGEN__V1__TIER_COUNTERS__INIT;
+static const Lrugen__V1__WalkStats walk_init = LRUGEN__V1__WALK_STATS__INIT;
+static const Lrugen__V1__MemcgStats stats_init = LRUGEN__V1__MEMCG_STATS__INIT;
+
+/* Byte offsets of each array in the block of one HostSnapshot. */
+struct layout {
+	size_t host, aging;
+	size_t nodes, node_ptrs;
+	size_t lruvecs, lruvec_ptrs;
+	size_t gens, gen_ptrs;
+	size_t tiers, tier_ptrs, counters;
+	size_t walks;
+	size_t stats, stat_ptrs;
+	size_t total;
+};
+
+/* Reserve count items of size bytes at *off (aligned); false on overflow. */
+static bool reserve(size_t *off, size_t count, size_t size, size_t *at)
+{
+	size_t start = (*off + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
+
+	if (start < *off || (size && count > (SIZE_MAX - start) / size))
+		return false;
+	*at = start;
+	*off = start + count * size;
+	return true;
+}
+
+static char *str_or_empty(char *s)
+{
+	return s ? s : (char *)protobuf_c_empty_string;
+}
+
+static void put_counters(Lrugen__V1__TierCounters *tc, const struct lru_tier *t,
+			 enum lru_type type)
+{
+	*tc = tc_init;
+	tc->refaulted = t->v[type][LRU_TC_REFAULTED];
+	tc->evicted = t->v[type][LRU_TC_EVICTED];
+	tc->protected_ = t->v[type][LRU_TC_PROTECTED];
+	tc->avg_refaulted = t->v[type][LRU_TC_AVG_REFAULTED];
+	tc->avg_total = t->v[type][LRU_TC_AVG_TOTAL];
+	tc->present = (t->present >> (type * LRU_TC_NR)) & TC_MASK;
+}
+
+static void put_walk(Lrugen__V1__WalkStats *w, const struct lru_walk *src)
+{
+	*w = walk_init;
+	w->leaf_total = src->v[LRU_WALK_LEAF_TOTAL];
+	w->leaf_old = src->v[LRU_WALK_LEAF_OLD];
+	w->leaf_young = src->v[LRU_WALK_LEAF_YOUNG];
+	w->nonleaf_total = src->v[LRU_WALK_NONLEAF_TOTAL];
+	w->bloom_found = src->v[LRU_WALK_BLOOM_FOUND];
+	w->bloom_added = src->v[LRU_WALK_BLOOM_ADDED];
+	w->present = src->present & WALK_MASK;
+}
+
+static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m)
+{
+	*ms = stats_init;
+	ms->memcg_path = str_or_empty(m->path);
+	ms->memcg_inode = m->ino;
+	ms->anon_bytes = m->stats.anon_bytes;
+	ms->file_bytes = m->stats.file_bytes;
+	ms->workingset_refault_anon = m->stats.refault_anon;
+	ms->workingset_refault_file = m->stats.refault_file;
+	ms->memory_current_bytes = m->stats.current_bytes;
+	ms->inactive_file_bytes = m->stats.inactive_file_bytes;
+	ms->pressure_some_avg10 = m->stats.some_avg10;
+	ms->pressure_full_avg10 = m->stats.full_avg10;
+	ms->pressure_some_total_us = m->stats.some_total_us;
+}
+
+/* The read midpoint, without overflow for any pair of times. */
+static int64_t midpoint(int64_t start, int64_t end)
+{
+	if (end < start)
+		return start;
+	return start + (int64_t)(((uint64_t)end - (uint64_t)start) / 2);
+}
+
+/* Count what the message of snap needs and lay out its block. */
+static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct layout *lo,
+			 struct lru_error *err)
+{
+	size_t nr_gens = 0, nr_tiers = 0, nr_walks = 0, nr_stats = 0, off = 0, i;
+	unsigned g;
+	bool ok;
+
+	for (i = 0; i < snap->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &snap->lruvecs[i];
+
+		if (lv->memcg >= snap->nr_memcgs)
+			return where_fail(err, LRU_EINVAL, index, "",
+					  "lruvec %zu refers to memcg %zu of %zu", i, lv->memcg,
+					  snap->nr_memcgs);
+		if (!lv->nr_gens || lv->nr_gens > LRU_MAX_GENS) {
+			char what[128];
+
+			lruvec_what(what, sizeof(what), str_or_empty(snap->memcgs[lv->memcg].path),
+				    lv->node);
+			return where_fail(err, LRU_EINVAL, index, what,
+					  "%u generations (expected 1 to %d)", lv->nr_gens,
+					  LRU_MAX_GENS);
+		}
+		nr_gens += lv->nr_gens;
+		if (!lv->full)
+			continue;
+		for (g = 0; g < lv->nr_gens; g++) {
+			nr_tiers += lv->full->has_tiers[g] ? LRU_NR_TIERS : 0;
+			nr_walks += lv->full->has_walk[g];
+		}
+	}
+	for (i = 0; i < snap->nr_memcgs; i++)
+		nr_stats += snap->memcgs[i].has_stats;
+
+	ok = reserve(&off, 1, sizeof(Lrugen__V1__HostSnapshot), &lo->host) &&
+	     reserve(&off, 1, sizeof(Lrugen__V1__AgingSettings), &lo->aging) &&
+	     reserve(&off, snap->nr_nodes, sizeof(Lrugen__V1__NodeMemory), &lo->nodes) &&
+	     reserve(&off, snap->nr_nodes, sizeof(void *), &lo->node_ptrs) &&
+	     reserve(&off, snap->nr_lruvecs, sizeof(Lrugen__V1__Lruvec), &lo->lruvecs) &&
+	     reserve(&off, snap->nr_lruvecs, sizeof(void *), &lo->lruvec_ptrs) &&
+	     reserve(&off, nr_gens, sizeof(Lrugen__V1__Generation), &lo->gens) &&
+	     reserve(&off, nr_gens, sizeof(void *), &lo->gen_ptrs) &&
+	     reserve(&off, nr_tiers, sizeof(Lrugen__V1__Tier), &lo->tiers) &&
+	     reserve(&off, nr_tiers, sizeof(void *), &lo->tier_ptrs) &&
+	     reserve(&off, nr_tiers, 2 * sizeof(Lrugen__V1__TierCounters), &lo->counters) &&
+	     reserve(&off, nr_walks, sizeof(Lrugen__V1__WalkStats), &lo->walks) &&
+	     reserve(&off, nr_stats, sizeof(Lrugen__V1__MemcgStats), &lo->stats) &&
+	     reserve(&off, nr_stats, sizeof(void *), &lo->stat_ptrs);
+	if (!ok)
+		return where_fail(err, LRU_ENOMEM, index, "", "snapshot too large to encode");
+	lo->total = off;
+	return LRU_OK;
+}
+
+static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
+			       Lrugen__V1__HostSnapshot **out, struct lru_error *err)
+{
+	Lrugen__V1__HostSnapshot *h;
+	Lrugen__V1__AgingSettings *aging;
+	Lrugen__V1__NodeMemory *nodes, **node_ptrs;
+	Lrugen__V1__Lruvec *lvs, **lv_ptrs;
+	Lrugen__V1__Generation *gens, **gen_ptrs;
+	Lrugen__V1__Tier *tiers, **tier_ptrs;
+	Lrugen__V1__TierCounters *tcs;
+	Lrugen__V1__WalkStats *walks;
+	Lrugen__V1__MemcgStats *stats, **stat_ptrs;
+	struct layout lo = { 0 };
+	enum lru_err rc;
+	char *block;
+	size_t i;
+	unsigned g, t;
+
+	*out = NULL;
+	switch (snap->source) {
+	case LRU_SRC_DEBUGFS:
+	case LRU_SRC_DEBUGFS_FULL:
+	case LRU_SRC_CGROUP:
+		break;
+	default:
+		return where_fail(err, LRU_EINVAL, index, "", "unknown source %d",
+				  (int)snap->source);
+	}
+	rc = plan(snap, index, &lo, err);
+	if (rc)
+		return rc;
+	block = malloc(lo.total);
+	if (!block)
+		return where_fail(err, LRU_ENOMEM, index, "",
+				  "out of memory encoding %zu lruvecs (%zu bytes)", snap->nr_lruvecs,
+				  lo.total);
+	h = (Lrugen__V1__HostSnapshot *)(block + lo.host);
+	aging = (Lrugen__V1__AgingSettings *)(block + lo.aging);
+	nodes = (Lrugen__V1__NodeMemory *)(block + lo.nodes);
+	node_ptrs = (Lrugen__V1__NodeMemory **)(block + lo.node_ptrs);
+	lvs = (Lrugen__V1__Lruvec *)(block + lo.lruvecs);
+	lv_ptrs = (Lrugen__V1__Lruvec **)(block + lo.lruvec_ptrs);
+	gens = (Lrugen__V1__Generation *)(block + lo.gens);
+	gen_ptrs = (Lrugen__V1__Generation **)(block + lo.gen_ptrs);
+	tiers = (Lrugen__V1__Tier *)(block + lo.tiers);
+	tier_ptrs = (Lrugen__V1__Tier **)(block + lo.tier_ptrs);
+	tcs = (Lrugen__V1__TierCounters *)(block + lo.counters);
+	walks = (Lrugen__V1__WalkStats *)(block + lo.walks);
+	stats = (Lrugen__V1__MemcgStats *)(block + lo.stats);
+	stat_ptrs = (Lrugen__V1__MemcgStats **)(block + lo.stat_ptrs);
+
+	*h = host_init;
+	h->host = str_or_empty(snap->host.host);
+	h->boot_id = str_or_empty(snap->host.boot_id);
+	h->kernel_release = str_or_empty(snap->host.kernel);
+	h->seq = snap->host.seq;
+	h->lru_gen_enabled = snap->host.enabled;
+	h->taken_at_ms = midpoint(snap->read_start_ms, snap->read_end_ms);
+	h->read_start_ms = snap->read_start_ms;
+	h->read_end_ms = snap->read_end_ms;
+	h->birth_error_ms = snap->birth_error_ms;
+	h->page_size = snap->page_size;
+	h->duplicates_dropped = snap->nr_duplicates;
+	h->source = (Lrugen__V1__Source)snap->source;
+
+	*aging = aging_init;
+	aging->enabled = snap->host.aging.enabled;
+	aging->interval_ms = snap->host.aging.interval_ms;
+	aging->jitter_ms = snap->host.aging.jitter_ms;
+	aging->can_swap = snap->host.aging.can_swap;
+	aging->force_scan = snap->host.aging.force_scan;
+	h->aging = aging;
+
+	for (i = 0; i < snap->nr_nodes; i++) {
+		const struct lru_node_mem *nm = &snap->nodes[i];
+
+		nodes[i] = node_init;
+		nodes[i].node = nm->node;
+		nodes[i].total_bytes = nm->total;
+		nodes[i].free_bytes = nm->free;
+		nodes[i].file_bytes = nm->file;
+		nodes[i].anon_bytes = nm->anon;
+		node_ptrs[i] = &nodes[i];
+	}
+	h->n_nodes = snap->nr_nodes;
+	h->nodes = snap->nr_nodes ? node_ptrs : NULL;
+
+	for (i = 0; i < snap->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &snap->lruvecs[i];
+		const struct lru_memcg *m = &snap->memcgs[lv->memcg];
+		Lrugen__V1__Lruvec *l = &lvs[i];
+
+		*l = lruvec_init;
+		l->memcg_id = m->id;
+		l->memcg_path = str_or_empty(m->path);
+		l->memcg_inode = m->ino;
+		l->node = lv->node;
+		l->n_generations = lv->nr_gens;
+		l->generations = gen_ptrs;
+		for (g = 0; g < lv->nr_gens; g++) {
+			const struct lru_gen *src = &lv->gens[g];
+			Lrugen__V1__Generation *gm = gens++;
+
+			*gm = gen_init;
+			gm->seq = src->seq;
+			gm->age_ms = src->age_ms;
+			gm->birth_ms = src->birth_ms;
+			gm->anon_pages = src->pages[LRU_ANON];
+			gm->file_pages = src->pages[LRU_FILE];
+			gm->anon_evicted = !!(src->evicted & (1u << LRU_ANON));
+			gm->file_evicted = !!(src->evicted & (1u << LRU_FILE));
+			*gen_ptrs++ = gm;
+			if (!lv->full)
+				continue;
+			if (lv->full->has_tiers[g]) {
+				gm->n_tiers = LRU_NR_TIERS;
+				gm->tiers = tier_ptrs;
+				for (t = 0; t < LRU_NR_TIERS; t++) {
+					const struct lru_tier *st = &lv->full->tiers[g][t];
+					Lrugen__V1__Tier *tm = tiers++;
+
+					*tm = tier_init;
+					tm->tier = t;
+					put_counters(tcs, st, LRU_ANON);
+					tm->anon = tcs++;
+					put_counters(tcs, st, LRU_FILE);
+					tm->file = tcs++;
+					*tier_ptrs++ = tm;
+				}
+			}
+			if (lv->full->has_walk[g]) {
+				put_walk(walks, &lv->full->walk[g]);
+				gm->walk = walks++;
+			}
+		}
+		lv_ptrs[i] = l;
+	}
+	h->n_lruvecs = snap->nr_lruvecs;
+	h->lruvecs = snap->nr_lruvecs ? lv_ptrs : NULL;
+
+	h->n_memcg_stats = 0;
+	for (i = 0; i < snap->nr_memcgs; i++) {
+		if (!snap->memcgs[i].has_stats)
+			continue;
+		put_stats(&stats[h->n_memcg_stats], &snap->memcgs[i]);
+		stat_ptrs[h->n_memcg_stats] = &stats[h->n_memcg_stats];
+		h->n_memcg_stats++;
+	}
+	h->memcg_stats = h->n_memcg_stats ? stat_ptrs : NULL;
+
+	*out = h;
+	return LRU_OK;
+}
+
+enum lru_err lru_pb_host_from_snapshot(const struct lru_snapshot *snap,
+				       Lrugen__V1__HostSnapshot **out,
+				       struct lru_error *err)
+{
+	return build_host(snap, NO_INDEX, out, err);
+}
+
+void lru_pb_host_free(Lrugen__V1__HostSnapshot *msg)
+{
+	/* the host message is the first item of its block */
+	free(msg);
+}
+
+enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t n,
+				 uint8_t **out, size_t *len, struct lru_error *err)
+{
+	Lrugen__V1__SnapshotBatch batch = LRUGEN__V1__SNAPSHOT_BATCH__INIT;
+	Lrugen__V1__HostSnapshot **hosts = NULL;
+	enum lru_err rc = LRU_OK;
+	uint8_t *buf;
+	size_t size, built = 0;
+
+	*out = NULL;
+	*len = 0;
+	if (n) {
+		hosts = calloc(n, sizeof(*hosts));
+		if (!hosts)
+			return lru_fail(err, LRU_ENOMEM, "out of memory encoding %zu snapshots", n);
+	}
+	for (; built < n; built++) {
+		rc = build_host(snaps[built], built, &hosts[built], err);
+		if (rc)
+			goto out;
+	}
+	batch.n_snapshots = n;
+	batch.snapshots = hosts;
+	size = protobuf_c_message_get_packed_size(&batch.base);
+	if (size > LRU_PB_MAX_MESSAGE) {
+		rc = lru_fail(err, LRU_ERANGE,
+			      "SnapshotBatch of %zu snapshots needs %zu bytes, more than the %u-byte limit",
+			      n, size, LRU_PB_MAX_MESSAGE);
+		goto out;
+	}
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		rc = lru_fail(err, LRU_ENOMEM, "out of memory for a %zu-byte SnapshotBatch", size);
+		goto out;
+	}
+	protobuf_c_message_pack(&batch.base, buf);
+	*out = buf;
+	*len = size;
+out:
+	while (built)
+		lru_pb_host_free(hosts[--built]);
+	free(hosts);
+	return rc;
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+/*
+ * Open-addressing table from 64-bit hashes to indices, sized once for its
+ * largest number of entries; one hash may hold several indices.
+ */
+struct table {
+	uint64_t *keys;
+	size_t *vals;		/* index + 1; 0 = empty slot */
+	size_t mask;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t hash_memcg(const char *path, uint64_t ino, uint64_t id)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ mix64(ino) ^ mix64(id + 0x9e3779b97f4a7c15ULL);
+
+	for (; *path; path++) {
+		h ^= (unsigned char)*path;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static bool table_init(struct table *t, size_t max_entries)
+{
+	size_t size = 16;
+
+	t->keys = NULL;
+	t->vals = NULL;
+	if (max_entries > SIZE_MAX / 4 / sizeof(*t->keys))
+		return false;
+	while (size / 2 < max_entries)
+		size *= 2;
+	t->keys = malloc(size * sizeof(*t->keys));
+	t->vals = calloc(size, sizeof(*t->vals));
+	t->mask = size - 1;
+	return t->keys && t->vals;
+}
+
+static void table_free(struct table *t)
+{
+	free(t->keys);
+	free(t->vals);
+}
+
+static void table_put(struct table *t, uint64_t key, size_t val)
+{
+	size_t i;
+
+	for (i = mix64(key) & t->mask; t->vals[i]; i = (i + 1) & t->mask)
+		;
+	t->keys[i] = key;
+	t->vals[i] = val + 1;
+}
+
+/* Next value under key: start with *cursor = SIZE_MAX. */
+static bool table_next(const struct table *t, uint64_t key, size_t *cursor, size_t *val)
+{
+	size_t i = *cursor == SIZE_MAX ? mix64(key) & t->mask : (*cursor + 1) & t->mask;
+
+	for (; t->vals[i]; i = (i + 1) & t->mask) {
+		if (t->keys[i] == key) {
+			*cursor = i;
+			*val = t->vals[i] - 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct decoder {
+	struct lru_snapshot *snap;
+	struct lru_error *err;
+	size_t index;			/* in the batch, or NO_INDEX */
+	struct table by_id;		/* (id, path, inode) -> memcg */
+	struct table by_path;		/* (path, inode) -> first memcg with them */
+	struct table lruvecs;		/* memcg << 16 | node -> lruvec */
+};
+
+#define dfail(d, what, ...) where_fail((d)->err, LRU_EPROTO, (d)->index, (what), __VA_ARGS__)
+
+static const char *str_or_blank(const char *s)
+{
+	return s ? s : "";
+}
+
+static enum lru_err copy_string(struct decoder *d, char **dst, const char *src)
+{
+	if (!src || !*src)
+		return LRU_OK;
+	*dst = strdup(src);
+	if (!*dst)
+		return where_fail(d->err, LRU_ENOMEM, d->index, "", "out of memory copying a string");
+	return LRU_OK;
+}
+
+static enum lru_err check_path(struct decoder *d, const char *path, const char *what)
+{
+	size_t n = strnlen(path, LRU_PATH_MAX + 1);
+
+	if (n > LRU_PATH_MAX)
+		return dfail(d, what, "memcg path '%.40s...' is longer than %d bytes", path,
+			     LRU_PATH_MAX);
+	return LRU_OK;
+}
+
+static bool node_ok(int32_t node)
+{
+	return node >= 0 && node <= LRU_NODE_MAX;
+}
+
+/* The memcg of (path, inode) or SIZE_MAX. */
+static size_t find_by_path(struct decoder *d, const char *path, uint64_t ino)
+{
+	size_t cursor = SIZE_MAX, idx;
+	uint64_t h = hash_memcg(path, ino, 0);
+
+	while (table_next(&d->by_path, h, &cursor, &idx)) {
+		const struct lru_memcg *m = &d->snap->memcgs[idx];
+
+		if (m->ino == ino && !strcmp(m->path, path))
+			return idx;
+	}
+	return SIZE_MAX;
+}
+
+static enum lru_err new_memcg(struct decoder *d, uint64_t id, const char *path, uint64_t ino,
+			      size_t *out)
+{
+	enum lru_err rc;
+
+	rc = lru_snapshot_add_memcg(d->snap, id, path, strlen(path), out, d->err);
+	if (rc)
+		return rc;
+	d->snap->memcgs[*out].ino = ino;
+	table_put(&d->by_id, hash_memcg(path, ino, id), *out);
+	if (find_by_path(d, path, ino) == SIZE_MAX)
+		table_put(&d->by_path, hash_memcg(path, ino, 0), *out);
+	return LRU_OK;
+}
+
+/* The memcg of (id, path, inode), added if new. */
+static enum lru_err get_memcg(struct decoder *d, uint64_t id, const char *path, uint64_t ino,
+			      size_t *out)
+{
+	size_t cursor = SIZE_MAX, idx;
+	uint64_t h = hash_memcg(path, ino, id);
+
+	while (table_next(&d->by_id, h, &cursor, &idx)) {
+		const struct lru_memcg *m = &d->snap->memcgs[idx];
+
+		if (m->id == id && m->ino == ino && !strcmp(m->path, path)) {
+			*out = idx;
+			return LRU_OK;
+		}
+	}
+	return new_memcg(d, id, path, ino, out);
+}
+
+static void get_counters(struct lru_tier *t, const Lrugen__V1__TierCounters *tc,
+			 enum lru_type type)
+{
+	if (!tc)
+		return;
+	t->v[type][LRU_TC_REFAULTED] = tc->refaulted;
+	t->v[type][LRU_TC_EVICTED] = tc->evicted;
+	t->v[type][LRU_TC_PROTECTED] = tc->protected_;
+	t->v[type][LRU_TC_AVG_REFAULTED] = tc->avg_refaulted;
+	t->v[type][LRU_TC_AVG_TOTAL] = tc->avg_total;
+	t->present |= (tc->present & TC_MASK) << (type * LRU_TC_NR);
+}
+
+static void get_walk(struct lru_walk *w, const Lrugen__V1__WalkStats *src)
+{
+	w->v[LRU_WALK_LEAF_TOTAL] = src->leaf_total;
+	w->v[LRU_WALK_LEAF_OLD] = src->leaf_old;
+	w->v[LRU_WALK_LEAF_YOUNG] = src->leaf_young;
+	w->v[LRU_WALK_NONLEAF_TOTAL] = src->nonleaf_total;
+	w->v[LRU_WALK_BLOOM_FOUND] = src->bloom_found;
+	w->v[LRU_WALK_BLOOM_ADDED] = src->bloom_added;
+	w->present = src->present & WALK_MASK;
+}
+
+static enum lru_err decode_tiers(struct decoder *d, struct lru_lruvec *lv, unsigned g,
+				 const Lrugen__V1__Generation *gm, const char *what)
+{
+	unsigned seen = 0;
+	size_t i;
+
+	if (gm->n_tiers > LRU_NR_TIERS)
+		return dfail(d, what, "generation %llu has %zu tiers (at most %d)",
+			     (unsigned long long)gm->seq, gm->n_tiers, LRU_NR_TIERS);
+	for (i = 0; i < gm->n_tiers; i++) {
+		const Lrugen__V1__Tier *tm = gm->tiers[i];
+		struct lru_tier *t;
+
+		if (!tm)
+			return dfail(d, what, "tier entry %zu of generation %llu is missing", i,
+				     (unsigned long long)gm->seq);
+		if (tm->tier >= LRU_NR_TIERS)
+			return dfail(d, what, "tier %u of generation %llu is out of range (0..%d)",
+				     tm->tier, (unsigned long long)gm->seq, LRU_NR_TIERS - 1);
+		if (seen & (1u << tm->tier))
+			return dfail(d, what, "tier %u of generation %llu is repeated", tm->tier,
+				     (unsigned long long)gm->seq);
+		seen |= 1u << tm->tier;
+		t = &lv->full->tiers[g][tm->tier];
+		get_counters(t, tm->anon, LRU_ANON);
+		get_counters(t, tm->file, LRU_FILE);
+	}
+	lv->full->has_tiers[g] = gm->n_tiers > 0;
+	return LRU_OK;
+}
+
+static enum lru_err decode_gens(struct decoder *d, struct lru_lruvec *lv,
+				const Lrugen__V1__Lruvec *lm, const char *what)
+{
+	enum lru_err rc;
+	unsigned g;
+
+	if (!lm->n_generations)
+		return dfail(d, what, "no generations");
+	if (lm->n_generations > LRU_MAX_GENS)
+		return dfail(d, what, "%zu generations (at most %d)", lm->n_generations,
+			     LRU_MAX_GENS);
+	for (g = 0; g < lm->n_generations; g++) {
+		const Lrugen__V1__Generation *gm = lm->generations[g];
+		struct lru_gen *gen = &lv->gens[g];
+
+		if (!gm)
+			return dfail(d, what, "generation entry %u is missing", g);
+		if (g && (lv->gens[g - 1].seq == UINT64_MAX || gm->seq != lv->gens[g - 1].seq + 1))
+			return dfail(d, what, "generation seq %llu follows %llu",
+				     (unsigned long long)gm->seq,
+				     (unsigned long long)lv->gens[g - 1].seq);
+		gen->seq = gm->seq;
+		gen->age_ms = gm->age_ms;
+		gen->birth_ms = gm->birth_ms;
+		gen->pages[LRU_ANON] = gm->anon_pages;
+		gen->pages[LRU_FILE] = gm->file_pages;
+		gen->evicted = (uint8_t)((gm->anon_evicted ? 1u << LRU_ANON : 0) |
+					 (gm->file_evicted ? 1u << LRU_FILE : 0));
+		lv->nr_gens = g + 1;
+		if (!gm->n_tiers && !gm->walk)
+			continue;
+		if (!lv->full && !(lv->full = calloc(1, sizeof(*lv->full))))
+			return where_fail(d->err, LRU_ENOMEM, d->index, what,
+					  "out of memory for lru_gen_full detail");
+		rc = decode_tiers(d, lv, g, gm, what);
+		if (rc)
+			return rc;
+		if (gm->walk) {
+			get_walk(&lv->full->walk[g], gm->walk);
+			lv->full->has_walk[g] = true;
+		}
+	}
+	return LRU_OK;
+}
+
+static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1__Lruvec *lm)
+{
+	struct lru_snapshot *snap = d->snap;
+	struct lru_lruvec *lv;
+	const char *path;
+	char what[128];
+	size_t memcg, cursor = SIZE_MAX, other;
+	uint64_t key;
+	enum lru_err rc;
+
+	snprintf(what, sizeof(what), "lruvec %zu", i);
+	if (!lm)
+		return dfail(d, what, "entry is missing");
+	path = str_or_blank(lm->memcg_path);
+	snprintf(what, sizeof(what), "lruvec %zu (memcg id %llu)", i,
+		 (unsigned long long)lm->memcg_id);
+	rc = check_path(d, path, what);
+	if (rc)
+		return rc;
+	lruvec_what(what, sizeof(what), path, lm->node);
+	if (!node_ok(lm->node))
+		return dfail(d, what, "node is out of range (0..%d)", LRU_NODE_MAX);
+	rc = get_memcg(d, lm->memcg_id, path, lm->memcg_inode, &memcg);
+	if (rc)
+		return rc;
+	key = (uint64_t)memcg << 16 | (uint64_t)lm->node;
+	if (table_next(&d->lruvecs, key, &cursor, &other))
+		return dfail(d, what, "repeats lruvec %zu (memcg id %llu, inode %llu)", other,
+			     (unsigned long long)lm->memcg_id,
+			     (unsigned long long)lm->memcg_inode);
+	table_put(&d->lruvecs, key, i);
+
+	lv = &snap->lruvecs[snap->nr_lruvecs++];
+	memset(lv, 0, sizeof(*lv));
+	lv->memcg = memcg;
+	lv->node = lm->node;
+	return decode_gens(d, lv, lm, what);
+}
+
+static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__MemcgStats *ms)
+{
+	struct lru_memcg *m;
+	const char *path;
+	char what[128];
+	size_t idx;
+	enum lru_err rc;
+
+	snprintf(what, sizeof(what), "memcg stats %zu", i);
+	if (!ms)
+		return dfail(d, what, "entry is missing");
+	path = str_or_blank(ms->memcg_path);
+	rc = check_path(d, path, what);
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "memcg stats of '%.80s' inode %llu", path,
+		 (unsigned long long)ms->memcg_inode);
+	idx = find_by_path(d, path, ms->memcg_inode);
+	if (idx == SIZE_MAX) {
+		rc = new_memcg(d, 0, path, ms->memcg_inode, &idx);
+		if (rc)
+			return rc;
+	}
+	m = &d->snap->memcgs[idx];
+	if (m->has_stats)
+		return dfail(d, what, "repeated");
+	m->has_stats = true;
+	m->stats.anon_bytes = ms->anon_bytes;
+	m->stats.file_bytes = ms->file_bytes;
+	m->stats.inactive_file_bytes = ms->inactive_file_bytes;
+	m->stats.current_bytes = ms->memory_current_bytes;
+	m->stats.refault_anon = ms->workingset_refault_anon;
+	m->stats.refault_file = ms->workingset_refault_file;
+	m->stats.some_avg10 = ms->pressure_some_avg10;
+	m->stats.full_avg10 = ms->pressure_full_avg10;
+	m->stats.some_total_us = ms->pressure_some_total_us;
+	return LRU_OK;
+}
+
+static enum lru_err decode_nodes(struct decoder *d, const Lrugen__V1__HostSnapshot *msg)
+{
+	uint64_t seen[(LRU_NODE_MAX + 64) / 64] = { 0 };
+	struct lru_snapshot *snap = d->snap;
+	size_t i;
+
+	if (!msg->n_nodes)
+		return LRU_OK;
+	snap->nodes = calloc(msg->n_nodes, sizeof(*snap->nodes));
+	if (!snap->nodes)
+		return where_fail(d->err, LRU_ENOMEM, d->index, "",
+				  "out of memory for %zu nodes", msg->n_nodes);
+	for (i = 0; i < msg->n_nodes; i++) {
+		const Lrugen__V1__NodeMemory *nm = msg->nodes[i];
+		struct lru_node_mem *out = &snap->nodes[i];
+		char what[64];
+
+		snprintf(what, sizeof(what), "node memory %zu", i);
+		if (!nm)
+			return dfail(d, what, "entry is missing");
+		if (!node_ok(nm->node))
+			return dfail(d, what, "node %d is out of range (0..%d)", nm->node,
+				     LRU_NODE_MAX);
+		if (seen[nm->node / 64] & (1ULL << (nm->node % 64)))
+			return dfail(d, what, "node %d is repeated", nm->node);
+		seen[nm->node / 64] |= 1ULL << (nm->node % 64);
+		out->node = nm->node;
+		out->total = nm->total_bytes;
+		out->free = nm->free_bytes;
+		out->file = nm->file_bytes;
+		out->anon = nm->anon_bytes;
+		snap->nr_nodes = i + 1;
+	}
+	return LRU_OK;
+}
+
+static enum lru_err decode_header(struct decoder *d, const Lrugen__V1__HostSnapshot *msg)
+{
+	struct lru_snapshot *snap = d->snap;
+	enum lru_err rc;
+
+	switch (msg->source) {
+	case LRUGEN__V1__SOURCE__SOURCE_DEBUGFS_LRU_GEN:
+		snap->source = LRU_SRC_DEBUGFS;
+		break;
+	case LRUGEN__V1__SOURCE__SOURCE_DEBUGFS_LRU_GEN_FULL:
+		snap->source = LRU_SRC_DEBUGFS_FULL;
+		break;
+	case LRUGEN__V1__SOURCE__SOURCE_CGROUP_MEMORY_LRU_GEN:
+		snap->source = LRU_SRC_CGROUP;
+		break;
+	default:
+		return dfail(d, "", "unknown source %d", (int)msg->source);
+	}
+	if (msg->page_size & (msg->page_size - 1))
+		return dfail(d, "", "page size %u is not a power of two", msg->page_size);
+	snap->page_size = msg->page_size ? msg->page_size : 4096;
+
+	rc = copy_string(d, &snap->host.host, msg->host);
+	if (!rc)
+		rc = copy_string(d, &snap->host.boot_id, msg->boot_id);
+	if (!rc)
+		rc = copy_string(d, &snap->host.kernel, msg->kernel_release);
+	if (rc)
+		return rc;
+	snap->host.seq = msg->seq;
+	snap->host.enabled = msg->lru_gen_enabled;
+	if (msg->aging) {
+		snap->host.aging.enabled = msg->aging->enabled;
+		snap->host.aging.interval_ms = msg->aging->interval_ms;
+		snap->host.aging.jitter_ms = msg->aging->jitter_ms;
+		snap->host.aging.can_swap = msg->aging->can_swap;
+		snap->host.aging.force_scan = msg->aging->force_scan;
+	}
+	snap->read_start_ms = msg->read_start_ms;
+	snap->read_end_ms = msg->read_end_ms;
+	snap->birth_error_ms = msg->birth_error_ms;
+	snap->nr_duplicates = msg->duplicates_dropped;
+	return LRU_OK;
+}
+
+static enum lru_err decode_host(const Lrugen__V1__HostSnapshot *msg, struct lru_snapshot *snap,
+				size_t index, struct lru_error *err)
+{
+	struct decoder d = { .snap = snap, .err = err, .index = index };
+	size_t i, max_memcgs;
+	enum lru_err rc;
+
+	lru_snapshot_init(snap);
+	if (!msg)
+		return dfail(&d, "", "message is missing");
+	rc = decode_header(&d, msg);
+	if (!rc)
+		rc = decode_nodes(&d, msg);
+	if (rc)
+		goto out;
+
+	max_memcgs = msg->n_lruvecs + msg->n_memcg_stats;
+	if (!table_init(&d.by_id, max_memcgs) || !table_init(&d.by_path, max_memcgs) ||
+	    !table_init(&d.lruvecs, msg->n_lruvecs)) {
+		rc = where_fail(err, LRU_ENOMEM, index, "", "out of memory indexing %zu lruvecs",
+				msg->n_lruvecs);
+		goto out;
+	}
+	if (msg->n_lruvecs) {
+		if (msg->n_lruvecs <= SIZE_MAX / sizeof(*snap->lruvecs))
+			snap->lruvecs = malloc(msg->n_lruvecs * sizeof(*snap->lruvecs));
+		if (!snap->lruvecs) {
+			rc = where_fail(err, LRU_ENOMEM, index, "", "out of memory for %zu lruvecs",
+					msg->n_lruvecs);
+			goto out;
+		}
+		snap->alloc_lruvecs = msg->n_lruvecs;
+	}
+	for (i = 0; i < msg->n_lruvecs && !rc; i++)
+		rc = decode_lruvec(&d, i, msg->lruvecs[i]);
+	for (i = 0; i < msg->n_memcg_stats && !rc; i++)
+		rc = decode_stats(&d, i, msg->memcg_stats[i]);
+out:
+	table_free(&d.by_id);
+	table_free(&d.by_path);
+	table_free(&d.lruvecs);
+	if (rc)
+		lru_snapshot_release(snap);
+	return rc;
+}
+
+enum lru_err lru_pb_snapshot_from_host(const Lrugen__V1__HostSnapshot *msg,
+				       struct lru_snapshot *snap, struct lru_error *err)
+{
+	return decode_host(msg, snap, NO_INDEX, err);
+}
+
+void lru_pb_free_snapshots(struct lru_snapshot *snaps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		lru_snapshot_release(&snaps[i]);
+	free(snaps);
+}
+
+enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
+				 struct lru_snapshot **snaps, size_t *n,
+				 struct lru_error *err)
+{
+	Lrugen__V1__SnapshotBatch *batch;
+	struct lru_snapshot *out = NULL;
+	enum lru_err rc = LRU_OK;
+	size_t i;
+
+	*snaps = NULL;
+	*n = 0;
+	if (len > LRU_PB_MAX_MESSAGE)
+		return lru_fail(err, LRU_EPROTO, "SnapshotBatch of %zu bytes is larger than %u bytes",
+				len, LRU_PB_MAX_MESSAGE);
+	if (!buf && len)
+		return lru_fail(err, LRU_EINVAL, "no buffer for a %zu-byte SnapshotBatch", len);
+	batch = lrugen__v1__snapshot_batch__unpack(NULL, len, buf);
+	if (!batch)
+		return lru_fail(err, LRU_EPROTO, "malformed SnapshotBatch (%zu bytes)", len);
+	if (batch->n_snapshots) {
+		out = calloc(batch->n_snapshots, sizeof(*out));
+		if (!out) {
+			rc = lru_fail(err, LRU_ENOMEM, "out of memory for %zu snapshots",
+				      batch->n_snapshots);
+			goto done;
+		}
+	}
+	for (i = 0; i < batch->n_snapshots; i++) {
+		rc = decode_host(batch->snapshots[i], &out[i], i, err);
+		if (rc) {
+			lru_pb_free_snapshots(out, i);
+			goto done;
+		}
+	}
+	*snaps = out;
+	*n = batch->n_snapshots;
+done:
+	lrugen__v1__snapshot_batch__free_unpacked(batch, NULL);
+	return rc;
+}
