@@ -27,7 +27,9 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-poi
 endif
 
 PKGS := libprotobuf-c jansson zlib
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+NET_PKGS := libcurl libmicrohttpd
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(NET_PKGS) 2>/dev/null)
+NET_LIBS := $(shell $(PKG_CONFIG) --libs $(NET_PKGS) 2>/dev/null) -lpthread
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -71,6 +73,8 @@ lrugen_SRCS := $(wildcard cli/*.c)
 lrugend_SRCS := $(wildcard collector/*.c)
 lrugen-store_SRCS := $(wildcard store/*.c)
 lrugen-top_SRCS := $(wildcard tui/*.c)
+lrugend_LIBS := $(NET_LIBS)
+lrugen-store_LIBS := $(NET_LIBS)
 
 define program
 $(O)/$(1): $$($(1)_SRCS:%.c=$(O)/%.o) $(LIBA)
@@ -90,16 +94,33 @@ TEST_HELPER_OBJS := $(O)/tests/unit/testutil.o
 $(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
-tests: $(UNIT_BINS) $(BINS)
+# test tools: small programs the shell tests drive (test servers, generators)
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(O)/tests/tools/%)
+$(O)/tests/tools/%: $(O)/tests/tools/%.o $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(NET_LIBS)
 
-# make check: every test under ASan and UBSan, in its own build directory
+tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
+
+# make check: unit and shell tests under ASan and UBSan in their own build
+# directory, then (when QEMU is installed and LRUGEN_VM is not 0) the
+# real-kernel scenarios of tests/vm with the plain build; one summary line.
 CHECK_O ?= build/check
-check:
+LRUGEN_VM ?= $(if $(shell command -v qemu-system-x86_64),1,0)
+check: all
 	$(Q)$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
-		CFLAGS='-O1 -g' run-tests
+		CFLAGS='-O1 -g' LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(abspath $(O)) run-tests
 
 run-tests: tests
-	$(Q)O=$(O) tests/run
+	$(Q)O=$(O) LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(LRUGEN_VM_BUILD) tests/run
+
+# only the QEMU scenarios: VM_KERNEL=6.1|6.12|all, SCENARIOS="age wss"
+check-vm: all
+	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/run $(SCENARIOS)
+
+# boot a stock kernel with jobs and show what lrugen sees (VM_KERNEL=6.1|6.12)
+demo: all
+	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/demo
 
 # --- fuzzing (clang libFuzzer) ---------------------------------------------
 FUZZ_TIME ?= 60
@@ -133,7 +154,7 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all tests check run-tests fuzz bench install clean
+.PHONY: all tests check check-vm demo run-tests fuzz bench install clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 

@@ -104,6 +104,8 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 			before = lru_lruvec_max_seq(lv);
 		if (!dry && cli_write_cmd(cli, text, &kerr, &err)) {
 			rc = cli_fail(&err);
+			if (rc == CLI_REFUSED)	/* refused by the kernel, not by us */
+				rc = CLI_FAIL;
 			break;
 		}
 		text[strcspn(text, "\n")] = '\0';

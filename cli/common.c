@@ -9,10 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lru_sys.h"
+
+/* f_type of debugfs and cgroup2 (linux/magic.h) */
+#define DEBUGFS_MAGIC 0x64626720
+#define CGROUP2_MAGIC 0x63677270
 
 void cli_err(const char *fmt, ...)
 {
@@ -226,7 +231,7 @@ enum lru_err cli_write_cmd(struct cli *cli, const char *text, int *kernel_errno,
 {
 	char path[LRU_PATH_MAX];
 	size_t len = strlen(text);
-	struct stat st;
+	struct statfs fs;
 	ssize_t n;
 	int fd, e;
 	enum lru_err rc = lru_sys_path(cli->root, LRU_PATH_LRU_GEN, path, sizeof(path), err);
@@ -248,11 +253,10 @@ enum lru_err cli_write_cmd(struct cli *cli, const char *text, int *kernel_errno,
 		return lru_fail(err, e == ENOENT ? LRU_ENOENT : LRU_EIO,
 				"cannot open '%s' for writing: %s", path, strerror(e));
 	}
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+	if (!fstatfs(fd, &fs) && fs.f_type != DEBUGFS_MAGIC && fs.f_type != CGROUP2_MAGIC) {
 		close(fd);
 		return lru_fail(err, LRU_ENOTSUP,
-				"'%s' is a regular file, not the kernel's (a fixture root?): use --dry-run",
-				path);
+				"'%s' is not on debugfs (a fixture root?): use --dry-run", path);
 	}
 	n = write(fd, text, len);
 	e = errno;

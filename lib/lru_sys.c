@@ -31,9 +31,13 @@ static enum lru_err open_error(const char *path, int e, struct lru_error *err)
 {
 	if (e == ENOENT)
 		return lru_fail(err, LRU_ENOENT, "cannot open '%s': no such file", path);
-	if (e == EACCES || e == EPERM)
-		return lru_fail(err, LRU_EACCES, "cannot open '%s': %s (run as root%s)", path,
-				strerror(e), e == EPERM ? "; kernel lockdown refuses it" : "");
+	if (e == EACCES)
+		return lru_fail(err, LRU_EACCES, "cannot open '%s': permission denied (run as root)",
+				path);
+	if (e == EPERM)
+		return lru_fail(err, LRU_EACCES,
+				"cannot open '%s': operation not permitted (kernel lockdown refuses it)",
+				path);
 	return lru_fail(err, LRU_EIO, "cannot open '%s': %s", path, strerror(e));
 }
 

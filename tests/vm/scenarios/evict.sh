@@ -1,0 +1,93 @@
+# shellcheck shell=bash disable=SC2034,SC2016
+# tests/vm/scenarios/evict.sh - issue 3, scenario 3: proactive reclaim.
+#
+# /jobs/web (anon, 40 MiB hot + 80 MiB cold, node 1, zram swap) and /jobs/batch
+# (mmap'd file, 16 MiB hot + 48 MiB cold, node 0) are aged on a steady pace,
+# then 'lrugen evict --older-than 4500ms' runs on each while the hot sets keep
+# being touched. Target: >= 90% of each cold set reclaimed, refaults of the hot
+# set (memory.stat workingset_refault_*) <= 2% of it over the next 6 s.
+
+VM_SWAP=512M
+VM_DISK=256M
+VM_TIMEOUT=240
+
+scenario_guest() {
+	cat <<'EOF'
+case $(uname -r) in
+6.1.*) lrugen enable >/tmp/enable.txt 2>&1 || vm_die "lrugen enable failed: $(cat /tmp/enable.txt)" ;;
+esac
+vm_mkcg /jobs/web && vm_mkcg /jobs/batch || vm_die "cannot create the memcgs"
+vm_start web workload anon --cgroup /sys/fs/cgroup/jobs/web --node 1 --hot 40 --cold 80 ||
+	vm_die "web did not start"
+vm_start batch workload file --cgroup /sys/fs/cgroup/jobs/batch --node 0 --path /mnt/data/batch.dat \
+	--hot 16 --cold 48 || vm_die "batch did not start"
+sync	# clean file pages: eviction need not wait for writeback
+for round in 1 2 3 4; do
+	[ $round -gt 1 ] && sleep 3
+	lrugen age >/dev/null 2>/tmp/age.err || vm_die "aging round $round failed: $(cat /tmp/age.err)"
+done
+for cg in web batch; do
+	cp /sys/fs/cgroup/jobs/$cg/memory.stat /tmp/$cg.before
+done
+lrugen evict --memcg /jobs/web --older-than 4500ms --dry-run >/tmp/dry.txt 2>&1
+lrugen evict --memcg /jobs/web --older-than 4500ms --dry-run --json >/tmp/web.json 2>&1
+lrugen evict --memcg /jobs/web --older-than 4500ms >/tmp/text.txt 2>/tmp/web.err ||
+	vm_die "evict web failed: $(cat /tmp/web.err)"
+lrugen evict --memcg /jobs/batch --older-than 4500ms --json >/tmp/batch.json 2>/tmp/batch.err ||
+	vm_die "evict batch failed: $(cat /tmp/batch.err)"
+for cg in web batch; do
+	cp /sys/fs/cgroup/jobs/$cg/memory.stat /tmp/$cg.after
+done
+sleep 6	# the hot sets keep being touched: what they need back refaults now
+lrugen evict --memcg /jobs/web --older-than 4500ms >/tmp/again.txt 2>&1
+for cg in web batch; do
+	cp /sys/fs/cgroup/jobs/$cg/memory.stat /tmp/$cg.later
+	for w in before after later; do vm_emit $cg.$w /tmp/$cg.$w; done
+	vm_emit $cg.json /tmp/$cg.json
+done
+vm_emit dry.txt /tmp/dry.txt
+vm_emit text.txt /tmp/text.txt
+vm_emit again.txt /tmp/again.txt
+vm_emit swaps /proc/swaps
+EOF
+}
+
+# _stat CG WHEN KEY: a memory.stat value
+_stat() { awk -v k="$3" '$1 == k { print $2 }' "$VM_RESULTS/$1.$2"; }
+
+scenario_check() {
+	local r=$VM_RESULTS cg type hot cold key freed refault asked table
+	table=$(printf '%-6s %-5s | %8s %8s %8s %7s | %8s %8s %7s\n' MEMCG TYPE COLD_MiB ASKED FREED FREED% \
+		HOT_MiB REFAULT REF%)
+	for cg in web batch; do
+		case $cg in
+		web) type=anon hot=40 cold=80 ;;
+		batch) type=file hot=16 cold=48 ;;
+		esac
+		vm_assert_file "$cg evict --json" "$r/$cg.json" || continue
+		asked=$(jq '[.[].asked_bytes] | add' "$r/$cg.json")
+		freed=$(($(_stat $cg before $type) - $(_stat $cg after $type)))
+		refault=$((($(_stat $cg later workingset_refault_$type) - $(_stat $cg before workingset_refault_$type)) * 4096))
+		vm_assert_ge "$cg: $type freed >= 90% of the $cold MiB cold set (freed $((freed >> 20)) MiB)" \
+			$((freed * 100 / (cold << 20))) 90
+		vm_assert_le "$cg: refaults <= 2% of the $hot MiB hot set (got $((refault >> 10)) KiB)" \
+			$((refault * 1000 / (hot << 20))) 20
+		vm_assert_ge "$cg: evict asked for the cold set (asked $((asked >> 20)) MiB)" \
+			$((asked * 100 / (cold << 20))) 90
+		if [[ $cg == batch ]]; then
+			vm_assert_ge "$cg: kernel-freed figure reported" \
+				"$(jq '[.[].freed_bytes // 0] | add * 100 / '"$((cold << 20))"' | floor' "$r/$cg.json")" 90
+		fi
+		table+=$(printf '\n%-6s %-5s | %8s %8s %8s %7s | %8s %8s %7s' $cg $type $cold \
+			$((asked >> 20)) $((freed >> 20)) "$((freed * 100 / (cold << 20)))%" $hot \
+			"$((refault >> 10))K" "$(awk -v a=$refault -v h=$hot 'BEGIN { printf "%.2f%%", a * 100 / (h * 1048576) }')")
+	done
+	echo "  proactive reclaim of generations idle > 4.5 s (kernel $VM_RELEASE):"
+	sed 's/^/    /' <<<"$table"
+	echo "$table" >"$r/../table.txt"
+	vm_assert_grep "dry run prints the command" "would write '- [0-9]+ 1 [0-9]+'" "$r/dry.txt"
+	vm_assert_grep "text output: the command written" "^/jobs/web node 1: wrote '- [0-9]+ 1 [0-9]+': 80\.0 MiB" "$r/text.txt"
+	vm_assert_grep "text output: what was freed" "freed (79|80)\.[0-9] MiB \(anon .*, file .*\)" "$r/text.txt"
+	vm_assert_grep "a second pass finds nothing idle that long" "node 1: nothing to evict" "$r/again.txt"
+	vm_assert_grep "anon went to zram" '^/dev/zram0[[:space:]]+partition[[:space:]]+[0-9]+[[:space:]]+[1-9]' "$r/swaps"
+}
