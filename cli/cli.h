@@ -55,18 +55,28 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const struct lru_error *err);
 
 /*
- * Options every command takes: --root DIR, --json, -h/--help. Commands put
- * CLI_COMMON_OPTS in their struct option[] and pass unknown results to
- * cli_common_opt(), which returns 1 if it handled the option, 0 for -h
- * (print usage, exit 0), -1 for an unknown option (exit 2).
+ * Options every command takes: --root DIR, --json, -h/--help; commands that
+ * select lruvecs add CLI_SELECT_OPTS (--memcg, --memcg-id, --node). Commands
+ * put them in their struct option[] and pass options they do not know to
+ * cli_common_opt(), which returns -1 when it handled the option (go on), or
+ * the exit code to return: 0 after printing usage for -h, 2 after an error.
+ * sel may be NULL for commands without CLI_SELECT_OPTS.
  */
 #define CLI_OPT_ROOT 0x1000
 #define CLI_OPT_JSON 0x1001
+#define CLI_OPT_MEMCG 0x1002
+#define CLI_OPT_MEMCG_ID 0x1003
+#define CLI_OPT_NODE 0x1004
 #define CLI_COMMON_OPTS                                             \
 	{ "root", required_argument, NULL, CLI_OPT_ROOT },          \
 	{ "json", no_argument, NULL, CLI_OPT_JSON },                \
 	{ "help", no_argument, NULL, 'h' }
-int cli_common_opt(struct cli *cli, int opt);
+#define CLI_SELECT_OPTS                                             \
+	{ "memcg", required_argument, NULL, CLI_OPT_MEMCG },        \
+	{ "memcg-id", required_argument, NULL, CLI_OPT_MEMCG_ID },  \
+	{ "node", required_argument, NULL, CLI_OPT_NODE }
+struct cli_select;
+int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char *usage);
 /* Print usage to stdout (for -h) or stderr with a hint (for errors). */
 int cli_usage(const char *usage, bool error);
 

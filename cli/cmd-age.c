@@ -24,9 +24,7 @@ static const char usage[] =
 int cmd_age(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "memcg", required_argument, NULL, 'm' },
-		{ "memcg-id", required_argument, NULL, 'i' },
-		{ "node", required_argument, NULL, 'n' },
+		CLI_SELECT_OPTS,
 		{ "no-swap", no_argument, NULL, 's' },
 		{ "no-force", no_argument, NULL, 'f' },
 		CLI_COMMON_OPTS,
@@ -40,18 +38,6 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 	cli_select_init(&sel);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'm':
-			sel.memcg = optarg;
-			break;
-		case 'i':
-			sel.have_id = true;
-			if (cli_parse_u64("--memcg-id", optarg, &sel.memcg_id))
-				return CLI_USAGE;
-			break;
-		case 'n':
-			if (cli_parse_node(optarg, &sel.node))
-				return CLI_USAGE;
-			break;
 		case 's':
 			can_swap = false;
 			break;
@@ -59,9 +45,9 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 			force = false;
 			break;
 		default:
-			rc = cli_common_opt(cli, opt);
-			if (rc <= 0)
-				return cli_usage(usage, rc < 0);
+			rc = cli_common_opt(cli, &sel, opt, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < argc) {

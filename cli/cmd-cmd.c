@@ -56,9 +56,9 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 			dry = true;
 			break;
 		default:
-			rc = cli_common_opt(cli, opt);
-			if (rc <= 0)
-				return cli_usage(usage, rc < 0);
+			rc = cli_common_opt(cli, NULL, opt, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < nopt && !strcmp(argv[optind], "--"))

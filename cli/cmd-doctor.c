@@ -283,9 +283,9 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		rc = cli_common_opt(cli, opt);
-		if (rc <= 0)
-			return cli_usage(doctor_usage, rc < 0);
+		rc = cli_common_opt(cli, NULL, opt, doctor_usage);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind < argc) {
 		cli_err("doctor: unexpected argument '%s'", argv[optind]);
@@ -352,9 +352,9 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 			bits = optarg;
 			continue;
 		}
-		rc = cli_common_opt(cli, opt);
-		if (rc <= 0)
-			return cli_usage(enable_usage, rc < 0);
+		rc = cli_common_opt(cli, NULL, opt, enable_usage);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind < argc) {
 		cli_err("enable: unexpected argument '%s'", argv[optind]);

@@ -124,9 +124,7 @@ static void target_text(const struct target *t, uint64_t page, bool dry, uint64_
 int cmd_evict(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "memcg", required_argument, NULL, 'm' },
-		{ "memcg-id", required_argument, NULL, 'i' },
-		{ "node", required_argument, NULL, 'n' },
+		CLI_SELECT_OPTS,
 		{ "older-than", required_argument, NULL, 'o' },
 		{ "max-bytes", required_argument, NULL, 'b' },
 		{ "swappiness", required_argument, NULL, 's' },
@@ -146,18 +144,6 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 	cli_select_init(&sel);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'm':
-			sel.memcg = optarg;
-			break;
-		case 'i':
-			sel.have_id = true;
-			if (cli_parse_u64("--memcg-id", optarg, &sel.memcg_id))
-				return CLI_USAGE;
-			break;
-		case 'n':
-			if (cli_parse_node(optarg, &sel.node))
-				return CLI_USAGE;
-			break;
 		case 'o':
 			if (lru_parse_duration_ms(optarg, &older_ms, &err)) {
 				cli_err("--older-than: %s", err.msg);
@@ -183,9 +169,9 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 			dry = true;
 			break;
 		default:
-			rc = cli_common_opt(cli, opt);
-			if (rc <= 0)
-				return cli_usage(usage, rc < 0);
+			rc = cli_common_opt(cli, &sel, opt, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < argc) {

@@ -193,9 +193,7 @@ static void show_text(const struct lru_snapshot *s, const struct cli_select *sel
 int cmd_show(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "memcg", required_argument, NULL, 'm' },
-		{ "memcg-id", required_argument, NULL, 'i' },
-		{ "node", required_argument, NULL, 'n' },
+		CLI_SELECT_OPTS,
 		{ "full", no_argument, NULL, 'f' },
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
@@ -207,25 +205,13 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	cli_select_init(&sel);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'm':
-			sel.memcg = optarg;
-			break;
-		case 'i':
-			sel.have_id = true;
-			if (cli_parse_u64("--memcg-id", optarg, &sel.memcg_id))
-				return CLI_USAGE;
-			break;
-		case 'n':
-			if (cli_parse_node(optarg, &sel.node))
-				return CLI_USAGE;
-			break;
 		case 'f':
 			cli->full = true;
 			break;
 		default:
-			rc = cli_common_opt(cli, opt);
-			if (rc <= 0)
-				return cli_usage(usage, rc < 0);
+			rc = cli_common_opt(cli, &sel, opt, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < argc) {

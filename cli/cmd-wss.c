@@ -11,7 +11,7 @@
 #include "lru_ws.h"
 
 static const char usage[] =
-	"usage: lrugen wss [--threshold DUR] [--memcg PATH|GLOB] [--node N|all]\n"
+	"usage: lrugen wss [--threshold DUR] [--memcg PATH|GLOB | --memcg-id ID] [--node N|all]\n"
 	"                  [--age-first INTERVAL] [--interpolate] [--all] [--json]\n"
 	"\n"
 	"Estimate working sets: per memcg and node, the bytes used within the last DUR\n"
@@ -139,8 +139,7 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 't' },
-		{ "memcg", required_argument, NULL, 'm' },
-		{ "node", required_argument, NULL, 'n' },
+		CLI_SELECT_OPTS,
 		{ "age-first", required_argument, NULL, 'a' },
 		{ "interpolate", no_argument, NULL, 'I' },
 		{ "all", no_argument, NULL, 'A' },
@@ -167,13 +166,6 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 				return CLI_USAGE;
 			}
 			break;
-		case 'm':
-			sel.memcg = optarg;
-			break;
-		case 'n':
-			if (cli_parse_node(optarg, &sel.node))
-				return CLI_USAGE;
-			break;
 		case 'a':
 			if (lru_parse_duration_ms(optarg, &age_first, &err) || !age_first) {
 				cli_err("--age-first: %s", age_first ? err.msg : "the interval must be > 0");
@@ -187,9 +179,9 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 			all = true;
 			break;
 		default:
-			rc = cli_common_opt(cli, opt);
-			if (rc <= 0)
-				return cli_usage(usage, rc < 0);
+			rc = cli_common_opt(cli, &sel, opt, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < argc) {

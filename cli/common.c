@@ -58,20 +58,31 @@ int cli_fail(const struct lru_error *err)
 	}
 }
 
-int cli_common_opt(struct cli *cli, int opt)
+int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char *usage)
 {
 	switch (opt) {
 	case CLI_OPT_ROOT:
 		cli->root = optarg;
-		return 1;
+		return -1;
 	case CLI_OPT_JSON:
 		cli->json = true;
-		return 1;
-	case 'h':
-		return 0;
-	default:
 		return -1;
+	case 'h':
+		return cli_usage(usage, false);
 	}
+	if (sel) {
+		switch (opt) {
+		case CLI_OPT_MEMCG:
+			sel->memcg = optarg;
+			return -1;
+		case CLI_OPT_MEMCG_ID:
+			sel->have_id = true;
+			return cli_parse_u64("--memcg-id", optarg, &sel->memcg_id) ? CLI_USAGE : -1;
+		case CLI_OPT_NODE:
+			return cli_parse_node(optarg, &sel->node) ? CLI_USAGE : -1;
+		}
+	}
+	return cli_usage(usage, true);
 }
 
 int cli_usage(const char *usage, bool error)
