@@ -1,12 +1,14 @@
 /*
  * lru_pb.c - protobuf (lrugen.v1) encoding and decoding of snapshots.
  *
- * Encoding builds each HostSnapshot in one allocation: the counts of nodes,
- * lruvecs, generations, tiers, walk stats and memcg stats are taken first,
- * then every message and pointer array is carved out of a single block that
- * lru_pb_host_free() releases with one free(). Strings are not copied: the
- * message borrows them from the snapshot, which must outlive it. A batch is
- * packed into one malloc'd buffer.
+ * lru_pb_host_from_snapshot() builds each HostSnapshot in one allocation: the
+ * counts of nodes, lruvecs, generations, tiers, walk stats and memcg stats
+ * are taken first, then every message and pointer array is carved out of a
+ * single block that lru_pb_host_free() releases with one free(). Strings are
+ * not copied: the message borrows them from the snapshot, which must outlive
+ * it. lru_pb_encode_batch() builds no messages: it writes the wire format
+ * directly, byte for byte what protobuf-c packs of those messages, into one
+ * malloc'd buffer of the exact size (see "direct encoding" below).
  *
  * Decoding rules beyond the field mapping:
  *  - empty host, boot_id and kernel_release strings decode to NULL;
@@ -69,7 +71,7 @@ static void lruvec_what(char *buf, size_t size, const char *path, int node)
 	snprintf(buf, size, "lruvec '%.80s' node %d", path, node);
 }
 
-/* ---- encoding ----------------------------------------------------------- */
+/* ---- messages (lru_pb_host_from_snapshot) -------------------------------- */
 
 static const Lrugen__V1__HostSnapshot host_init = LRUGEN__V1__HOST_SNAPSHOT__INIT;
 static const Lrugen__V1__AgingSettings aging_init = LRUGEN__V1__AGING_SETTINGS__INIT;
@@ -380,49 +382,553 @@ void lru_pb_host_free(Lrugen__V1__HostSnapshot *msg)
 	free(msg);
 }
 
+/* ---- direct encoding (lru_pb_encode_batch) ------------------------------ */
+
+/*
+ * lru_pb_encode_batch() writes the wire format itself, byte for byte what
+ * protobuf_c_message_pack() makes of a SnapshotBatch of the messages of
+ * lru_pb_host_from_snapshot() (tests/unit/test_pb.c compares the two), with
+ * no message tree. protobuf-c's rules, as they apply to lrugen.proto (proto3;
+ * no packed fields, oneofs or zigzag types):
+ *  - fields in field-number order, repeated elements in array order;
+ *  - a scalar is left out when 0, a string when NULL or empty, a double when
+ *    it compares equal to 0.0 (so -0.0 too; NaN is written);
+ *  - uint32, uint64, enum and bool are varints; int32 and int64 are varints
+ *    of their 64-bit two's complement (10 bytes when negative); double is
+ *    fixed64, little-endian;
+ *  - a submessage is written whenever its pointer is set, even with every
+ *    field at its default (tag and length 0): AgingSettings always, both
+ *    TierCounters of every Tier, WalkStats when has_walk.
+ *
+ * Two passes. *_size() add up the exact size (and check the snapshots as
+ * plan() does); wr_*() then fill a buffer of that size from its end toward
+ * its start: each message's fields last to first, and its contents before
+ * its key and length, the length being the distance just covered. So no
+ * nested size is stored or computed twice, and the output buffer is the only
+ * memory the encoder allocates or writes.
+ *
+ * Speed: the fields are mostly zero or small, so the writers branch on zero
+ * and on one- and two-byte varints (well predicted); lengths that are known
+ * to be short (TierCounters, Tier, WalkStats, Generation) are sized and
+ * written without a general varint. __builtin_clzll is BSR on x86-64 without
+ * LZCNT, slow on AMD Zen, so it is kept off the common paths.
+ */
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
+
+/* the key of field f with wire type wt; one byte for fields 1 to 15 */
+#define TAG(f, wt) ((uint8_t)((f) << 3 | (wt)))
+/* HostSnapshot.memcg_stats (field 16): a two-byte key */
+#define MEMCG_STATS_KEY (16u << 3 | WT_LEN)
+
+/* TierCounters and WalkStats number their fields after the model's counters. */
+_Static_assert(LRU_TC_REFAULTED == 0 && LRU_TC_EVICTED == 1 && LRU_TC_PROTECTED == 2 &&
+		       LRU_TC_AVG_REFAULTED == 3 && LRU_TC_AVG_TOTAL == 4 && LRU_TC_NR == 5,
+	       "TierCounters fields 1..5 are the tier counters in order, 6 is present");
+_Static_assert(LRU_WALK_LEAF_TOTAL == 0 && LRU_WALK_LEAF_OLD == 1 && LRU_WALK_LEAF_YOUNG == 2 &&
+		       LRU_WALK_NONLEAF_TOTAL == 3 && LRU_WALK_BLOOM_FOUND == 4 &&
+		       LRU_WALK_BLOOM_ADDED == 5 && LRU_WALK_NR == 6,
+	       "WalkStats fields 1..6 are the walk counters in order, 7 is present");
+
+/* Bytes of v as a varint: 1 + floor(log2(v)) / 7, without a loop. */
+static inline size_t varint_size(uint64_t v)
+{
+	return (size_t)((63 - __builtin_clzll(v | 1)) * 9 + 73) / 64;
+}
+
+/* A proto3 varint field with a one-byte key; absent when 0. */
+static inline size_t varint_field_size(uint64_t v)
+{
+	return v ? 1 + varint_size(v) : 0;
+}
+
+/* A length-delimited field of len bytes with a one-byte key. */
+static inline size_t len_field_size(size_t len)
+{
+	return 1 + varint_size(len) + len;
+}
+
+/*
+ * The largest TierCounters, Tier, WalkStats and Generation: the first three
+ * always have a one-byte length, a Generation one of at most two bytes.
+ */
+#define VARINT_MAX 10
+#define COUNTERS_MAX (LRU_TC_NR * (1 + VARINT_MAX) + 2)	/* present < 32 */
+#define TIER_MAX (2 + 2 * (2 + COUNTERS_MAX))		/* index < 4 */
+#define WALK_MAX (LRU_WALK_NR * (1 + VARINT_MAX) + 2)	/* present < 64 */
+#define GEN_MAX (4 * (1 + VARINT_MAX) + 6 + 2 * 2 + LRU_NR_TIERS * (2 + TIER_MAX) + 2 + WALK_MAX)
+_Static_assert(COUNTERS_MAX < 128 && TIER_MAX < 128 && WALK_MAX < 128,
+	       "TierCounters, Tier and WalkStats have one-byte lengths");
+_Static_assert(GEN_MAX < 16384, "a Generation has a length of one or two bytes");
+
+/* A length-delimited field of len < 128 bytes. */
+static inline size_t short_field_size(size_t len)
+{
+	return 2 + len;
+}
+
+/* A length-delimited field of len < 16384 bytes. */
+static inline size_t gen_field_size(size_t len)
+{
+	return 2 + (len > 127) + len;
+}
+
+static inline size_t str_field_size(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n ? len_field_size(n) : 0;
+}
+
+/*
+ * a + b, or SIZE_MAX when that overflows. Only sums that add string lengths
+ * repeatedly (lruvecs, memcg stats, snapshots) can overflow; they are then
+ * only compared with LRU_PB_MAX_MESSAGE.
+ */
+static inline size_t add_sat(size_t a, size_t b)
+{
+	return a + b < a ? SIZE_MAX : a + b;
+}
+
+static inline size_t tier_present(const struct lru_tier *t, enum lru_type type)
+{
+	return (t->present >> (type * LRU_TC_NR)) & TC_MASK;
+}
+
+static size_t counters_size(const struct lru_tier *t, enum lru_type type)
+{
+	const uint64_t *v = t->v[type];
+	size_t present = tier_present(t, type), n;
+	int c;
+
+	if (!(v[0] | v[1] | v[2] | v[3] | v[4] | present))
+		return 0;
+	n = varint_field_size(present);
+	for (c = 0; c < LRU_TC_NR; c++)
+		n += varint_field_size(v[c]);
+	return n;
+}
+
+static size_t tier_size(const struct lru_tier *t, unsigned index)
+{
+	return varint_field_size(index) + short_field_size(counters_size(t, LRU_ANON)) +
+	       short_field_size(counters_size(t, LRU_FILE));
+}
+
+static size_t walk_size(const struct lru_walk *w)
+{
+	size_t n = varint_field_size(w->present & WALK_MASK);
+	int c;
+
+	for (c = 0; c < LRU_WALK_NR; c++)
+		n += varint_field_size(w->v[c]);
+	return n;
+}
+
+static size_t gen_size(const struct lru_lruvec *lv, unsigned g)
+{
+	const struct lru_gen *gen = &lv->gens[g];
+	size_t n = varint_field_size(gen->seq) + varint_field_size(gen->age_ms) +
+		   varint_field_size((uint64_t)gen->birth_ms) +
+		   varint_field_size(gen->pages[LRU_ANON]) +
+		   varint_field_size(gen->pages[LRU_FILE]) +
+		   (gen->evicted & (1u << LRU_ANON) ? 2 : 0) +
+		   (gen->evicted & (1u << LRU_FILE) ? 2 : 0);
+	unsigned t;
+
+	if (!lv->full)
+		return n;
+	if (lv->full->has_tiers[g])
+		for (t = 0; t < LRU_NR_TIERS; t++)
+			n += short_field_size(tier_size(&lv->full->tiers[g][t], t));
+	if (lv->full->has_walk[g])
+		n += short_field_size(walk_size(&lv->full->walk[g]));
+	return n;
+}
+
+static size_t lruvec_size(const struct lru_lruvec *lv, const struct lru_memcg *m)
+{
+	size_t n = varint_field_size(m->id) + str_field_size(m->path) +
+		   varint_field_size(m->ino) + varint_field_size((uint64_t)(int64_t)lv->node);
+	unsigned g;
+
+	for (g = 0; g < lv->nr_gens; g++)
+		n += gen_field_size(gen_size(lv, g));
+	return n;
+}
+
+static size_t node_size(const struct lru_node_mem *nm)
+{
+	return varint_field_size((uint64_t)(int64_t)nm->node) + varint_field_size(nm->total) +
+	       varint_field_size(nm->free) + varint_field_size(nm->file) +
+	       varint_field_size(nm->anon);
+}
+
+static size_t stats_size(const struct lru_memcg *m)
+{
+	const struct lru_memcg_stats *s = &m->stats;
+
+	return str_field_size(m->path) + varint_field_size(m->ino) +
+	       varint_field_size(s->anon_bytes) + varint_field_size(s->file_bytes) +
+	       varint_field_size(s->refault_anon) + varint_field_size(s->refault_file) +
+	       varint_field_size(s->current_bytes) + varint_field_size(s->inactive_file_bytes) +
+	       (s->some_avg10 != 0 ? 9 : 0) + (s->full_avg10 != 0 ? 9 : 0) +
+	       varint_field_size(s->some_total_us);
+}
+
+static size_t aging_size(const struct lru_aging *a)
+{
+	return (a->enabled ? 2 : 0) + varint_field_size(a->interval_ms) + (a->can_swap ? 2 : 0) +
+	       (a->force_scan ? 2 : 0) + varint_field_size(a->jitter_ms);
+}
+
+/*
+ * Check snap as build_host() does (same errors, same order) and set *size to
+ * the bytes of its HostSnapshot (SIZE_MAX if that overflows).
+ */
+static enum lru_err size_host(const struct lru_snapshot *snap, size_t index, size_t *size,
+			      struct lru_error *err)
+{
+	const struct lru_host *h = &snap->host;
+	size_t n, i;
+
+	switch (snap->source) {
+	case LRU_SRC_DEBUGFS:
+	case LRU_SRC_DEBUGFS_FULL:
+	case LRU_SRC_CGROUP:
+		break;
+	default:
+		return where_fail(err, LRU_EINVAL, index, "", "unknown source %d",
+				  (int)snap->source);
+	}
+	n = str_field_size(h->host) + str_field_size(h->boot_id) + varint_field_size(h->seq) +
+	    varint_field_size((uint64_t)midpoint(snap->read_start_ms, snap->read_end_ms)) +
+	    varint_field_size((uint64_t)snap->read_start_ms) +
+	    varint_field_size((uint64_t)snap->read_end_ms) +
+	    varint_field_size(snap->birth_error_ms) + str_field_size(h->kernel) +
+	    varint_field_size(snap->page_size) + len_field_size(aging_size(&h->aging)) +
+	    varint_field_size((uint64_t)snap->source) + varint_field_size(snap->nr_duplicates) +
+	    varint_field_size(h->enabled);
+	for (i = 0; i < snap->nr_nodes; i++)
+		n += len_field_size(node_size(&snap->nodes[i]));
+	for (i = 0; i < snap->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &snap->lruvecs[i];
+
+		if (lv->memcg >= snap->nr_memcgs)
+			return where_fail(err, LRU_EINVAL, index, "",
+					  "lruvec %zu refers to memcg %zu of %zu", i, lv->memcg,
+					  snap->nr_memcgs);
+		if (!lv->nr_gens || lv->nr_gens > LRU_MAX_GENS) {
+			char what[128];
+
+			lruvec_what(what, sizeof(what), str_or_empty(snap->memcgs[lv->memcg].path),
+				    lv->node);
+			return where_fail(err, LRU_EINVAL, index, what,
+					  "%u generations (expected 1 to %d)", lv->nr_gens,
+					  LRU_MAX_GENS);
+		}
+		n = add_sat(n, len_field_size(lruvec_size(lv, &snap->memcgs[lv->memcg])));
+	}
+	for (i = 0; i < snap->nr_memcgs; i++)
+		if (snap->memcgs[i].has_stats) /* + 1: a two-byte key */
+			n = add_sat(n, 1 + len_field_size(stats_size(&snap->memcgs[i])));
+	*size = n;
+	return LRU_OK;
+}
+
+/*
+ * The writers fill the buffer backward: each writes in front of p and
+ * returns the new start.
+ */
+static inline uint8_t *wr_varint(uint8_t *p, uint64_t v)
+{
+	uint8_t *start;
+
+	if (v < 0x80) {
+		*--p = (uint8_t)v;
+		return p;
+	}
+	if (v < 0x4000) {
+		p[-2] = (uint8_t)(v | 0x80);
+		p[-1] = (uint8_t)(v >> 7);
+		return p - 2;
+	}
+	/* 3 to 10 bytes; compares for the common sizes */
+	start = p -= v >> 35 ? varint_size(v) : 3u + (v > 0x1fffff) + (v > 0xfffffff);
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p = (uint8_t)v;
+	return start;
+}
+
+static inline uint8_t *wr_varint_field(uint8_t *p, uint8_t key, uint64_t v)
+{
+	if (!v)
+		return p;
+	p = wr_varint(p, v);
+	*--p = key;
+	return p;
+}
+
+static inline uint8_t *wr_bool_field(uint8_t *p, uint8_t key, bool v)
+{
+	if (v) {
+		*--p = 1;
+		*--p = key;
+	}
+	return p;
+}
+
+static inline uint8_t *wr_double_field(uint8_t *p, uint8_t key, double d)
+{
+	uint64_t bits;
+	int i;
+
+	if (d == 0)
+		return p;
+	memcpy(&bits, &d, sizeof(bits));
+	p -= 8;
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(bits >> (8 * i));
+	*--p = key;
+	return p;
+}
+
+static inline uint8_t *wr_str_field(uint8_t *p, uint8_t key, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n)
+		return p;
+	p -= n;
+	memcpy(p, s, n);
+	p = wr_varint(p, n);
+	*--p = key;
+	return p;
+}
+
+/* The key and length of a message whose contents run from p to end. */
+static inline uint8_t *wr_len_key(uint8_t *p, uint8_t key, const uint8_t *end)
+{
+	p = wr_varint(p, (uint64_t)(end - p));
+	*--p = key;
+	return p;
+}
+
+/* The key and length of a TierCounters, Tier or WalkStats from p to end. */
+static inline uint8_t *wr_short_len_key(uint8_t *p, uint8_t key, const uint8_t *end)
+{
+	p[-1] = (uint8_t)(end - p);
+	p[-2] = key;
+	return p - 2;
+}
+
+/* The key and length of a Generation from p to end (one or two bytes, no branch). */
+static inline uint8_t *wr_gen_len_key(uint8_t *p, uint8_t key, const uint8_t *end)
+{
+	size_t len = (size_t)(end - p), two = len > 127;
+
+	p[-1] = (uint8_t)(two ? len >> 7 : len);
+	p[-2] = (uint8_t)(len | 0x80);
+	p -= 1 + two;
+	p[-1] = key;
+	return p - 1;
+}
+
+static uint8_t *wr_counters(uint8_t *p, uint8_t key, const struct lru_tier *t,
+			     enum lru_type type)
+{
+	const uint64_t *v = t->v[type];
+	size_t present = tier_present(t, type);
+	uint8_t *end = p;
+	int c;
+
+	if (!(v[0] | v[1] | v[2] | v[3] | v[4] | present))
+		return wr_short_len_key(p, key, end); /* most of them */
+	p = wr_varint_field(p, TAG(LRU_TC_NR + 1, WT_VARINT), present);
+	for (c = LRU_TC_NR - 1; c >= 0; c--)
+		p = wr_varint_field(p, TAG(c + 1, WT_VARINT), v[c]);
+	return wr_short_len_key(p, key, end);
+}
+
+/* Generation.tiers (8) */
+static uint8_t *wr_tier(uint8_t *p, const struct lru_tier *t, unsigned index)
+{
+	uint8_t *end = p;
+
+	p = wr_counters(p, TAG(3, WT_LEN), t, LRU_FILE);
+	p = wr_counters(p, TAG(2, WT_LEN), t, LRU_ANON);
+	p = wr_varint_field(p, TAG(1, WT_VARINT), index);
+	return wr_short_len_key(p, TAG(8, WT_LEN), end);
+}
+
+/* Generation.walk (9) */
+static uint8_t *wr_walk(uint8_t *p, const struct lru_walk *w)
+{
+	uint8_t *end = p;
+	int c;
+
+	p = wr_varint_field(p, TAG(LRU_WALK_NR + 1, WT_VARINT), w->present & WALK_MASK);
+	for (c = LRU_WALK_NR - 1; c >= 0; c--)
+		p = wr_varint_field(p, TAG(c + 1, WT_VARINT), w->v[c]);
+	return wr_short_len_key(p, TAG(9, WT_LEN), end);
+}
+
+/* Lruvec.generations (5) */
+static uint8_t *wr_gen(uint8_t *p, const struct lru_lruvec *lv, unsigned g)
+{
+	const struct lru_gen *gen = &lv->gens[g];
+	uint8_t *end = p;
+	unsigned t;
+
+	if (lv->full && lv->full->has_walk[g])
+		p = wr_walk(p, &lv->full->walk[g]);
+	if (lv->full && lv->full->has_tiers[g])
+		for (t = LRU_NR_TIERS; t-- > 0;)
+			p = wr_tier(p, &lv->full->tiers[g][t], t);
+	p = wr_bool_field(p, TAG(7, WT_VARINT), gen->evicted & (1u << LRU_FILE));
+	p = wr_bool_field(p, TAG(6, WT_VARINT), gen->evicted & (1u << LRU_ANON));
+	p = wr_varint_field(p, TAG(5, WT_VARINT), gen->pages[LRU_FILE]);
+	p = wr_varint_field(p, TAG(4, WT_VARINT), gen->pages[LRU_ANON]);
+	p = wr_varint_field(p, TAG(3, WT_VARINT), (uint64_t)gen->birth_ms);
+	p = wr_varint_field(p, TAG(2, WT_VARINT), gen->age_ms);
+	p = wr_varint_field(p, TAG(1, WT_VARINT), gen->seq);
+	return wr_gen_len_key(p, TAG(5, WT_LEN), end);
+}
+
+/* HostSnapshot.lruvecs (12) */
+static uint8_t *wr_lruvec(uint8_t *p, const struct lru_lruvec *lv, const struct lru_memcg *m)
+{
+	uint8_t *end = p;
+	unsigned g;
+
+	for (g = lv->nr_gens; g-- > 0;)
+		p = wr_gen(p, lv, g);
+	p = wr_varint_field(p, TAG(4, WT_VARINT), (uint64_t)(int64_t)lv->node);
+	p = wr_varint_field(p, TAG(3, WT_VARINT), m->ino);
+	p = wr_str_field(p, TAG(2, WT_LEN), m->path);
+	p = wr_varint_field(p, TAG(1, WT_VARINT), m->id);
+	return wr_len_key(p, TAG(12, WT_LEN), end);
+}
+
+/* HostSnapshot.nodes (10) */
+static uint8_t *wr_node(uint8_t *p, const struct lru_node_mem *nm)
+{
+	uint8_t *end = p;
+
+	p = wr_varint_field(p, TAG(5, WT_VARINT), nm->anon);
+	p = wr_varint_field(p, TAG(4, WT_VARINT), nm->file);
+	p = wr_varint_field(p, TAG(3, WT_VARINT), nm->free);
+	p = wr_varint_field(p, TAG(2, WT_VARINT), nm->total);
+	p = wr_varint_field(p, TAG(1, WT_VARINT), (uint64_t)(int64_t)nm->node);
+	return wr_len_key(p, TAG(10, WT_LEN), end);
+}
+
+/* HostSnapshot.memcg_stats (16) */
+static uint8_t *wr_stats(uint8_t *p, const struct lru_memcg *m)
+{
+	const struct lru_memcg_stats *s = &m->stats;
+	uint8_t *end = p;
+
+	p = wr_varint_field(p, TAG(11, WT_VARINT), s->some_total_us);
+	p = wr_double_field(p, TAG(10, WT_I64), s->full_avg10);
+	p = wr_double_field(p, TAG(9, WT_I64), s->some_avg10);
+	p = wr_varint_field(p, TAG(8, WT_VARINT), s->inactive_file_bytes);
+	p = wr_varint_field(p, TAG(7, WT_VARINT), s->current_bytes);
+	p = wr_varint_field(p, TAG(6, WT_VARINT), s->refault_file);
+	p = wr_varint_field(p, TAG(5, WT_VARINT), s->refault_anon);
+	p = wr_varint_field(p, TAG(4, WT_VARINT), s->file_bytes);
+	p = wr_varint_field(p, TAG(3, WT_VARINT), s->anon_bytes);
+	p = wr_varint_field(p, TAG(2, WT_VARINT), m->ino);
+	p = wr_str_field(p, TAG(1, WT_LEN), m->path);
+	p = wr_varint(p, (uint64_t)(end - p));
+	return wr_varint(p, MEMCG_STATS_KEY);
+}
+
+/* HostSnapshot.aging (11): always present */
+static uint8_t *wr_aging(uint8_t *p, const struct lru_aging *a)
+{
+	uint8_t *end = p;
+
+	p = wr_varint_field(p, TAG(5, WT_VARINT), a->jitter_ms);
+	p = wr_bool_field(p, TAG(4, WT_VARINT), a->force_scan);
+	p = wr_bool_field(p, TAG(3, WT_VARINT), a->can_swap);
+	p = wr_varint_field(p, TAG(2, WT_VARINT), a->interval_ms);
+	p = wr_bool_field(p, TAG(1, WT_VARINT), a->enabled);
+	return wr_len_key(p, TAG(11, WT_LEN), end);
+}
+
+/* SnapshotBatch.snapshots (1); snap was checked by size_host() */
+static uint8_t *wr_host(uint8_t *p, const struct lru_snapshot *snap)
+{
+	const struct lru_host *h = &snap->host;
+	uint8_t *end = p;
+	size_t i;
+
+	for (i = snap->nr_memcgs; i-- > 0;)
+		if (snap->memcgs[i].has_stats)
+			p = wr_stats(p, &snap->memcgs[i]);
+	p = wr_varint_field(p, TAG(15, WT_VARINT), h->enabled);
+	p = wr_varint_field(p, TAG(14, WT_VARINT), snap->nr_duplicates);
+	p = wr_varint_field(p, TAG(13, WT_VARINT), (uint64_t)snap->source);
+	for (i = snap->nr_lruvecs; i-- > 0;) {
+		const struct lru_lruvec *lv = &snap->lruvecs[i];
+
+		p = wr_lruvec(p, lv, &snap->memcgs[lv->memcg]);
+	}
+	p = wr_aging(p, &h->aging);
+	for (i = snap->nr_nodes; i-- > 0;)
+		p = wr_node(p, &snap->nodes[i]);
+	p = wr_varint_field(p, TAG(9, WT_VARINT), snap->page_size);
+	p = wr_str_field(p, TAG(8, WT_LEN), h->kernel);
+	p = wr_varint_field(p, TAG(7, WT_VARINT), snap->birth_error_ms);
+	p = wr_varint_field(p, TAG(6, WT_VARINT), (uint64_t)snap->read_end_ms);
+	p = wr_varint_field(p, TAG(5, WT_VARINT), (uint64_t)snap->read_start_ms);
+	p = wr_varint_field(p, TAG(4, WT_VARINT),
+			     (uint64_t)midpoint(snap->read_start_ms, snap->read_end_ms));
+	p = wr_varint_field(p, TAG(3, WT_VARINT), h->seq);
+	p = wr_str_field(p, TAG(2, WT_LEN), h->boot_id);
+	p = wr_str_field(p, TAG(1, WT_LEN), h->host);
+	return wr_len_key(p, TAG(1, WT_LEN), end);
+}
+
 enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t n,
 				 uint8_t **out, size_t *len, struct lru_error *err)
 {
-	Lrugen__V1__SnapshotBatch batch = LRUGEN__V1__SNAPSHOT_BATCH__INIT;
-	Lrugen__V1__HostSnapshot **hosts = NULL;
-	enum lru_err rc = LRU_OK;
-	uint8_t *buf;
-	size_t size, built = 0;
+	size_t size = 0, host = 0, i;
+	enum lru_err rc;
+	uint8_t *buf, *p;
 
 	*out = NULL;
 	*len = 0;
-	if (n) {
-		hosts = calloc(n, sizeof(*hosts));
-		if (!hosts)
-			return lru_fail(err, LRU_ENOMEM, "out of memory encoding %zu snapshots", n);
-	}
-	for (; built < n; built++) {
-		rc = build_host(snaps[built], built, &hosts[built], err);
+	for (i = 0; i < n; i++) {
+		rc = size_host(snaps[i], i, &host, err);
 		if (rc)
-			goto out;
+			return rc;
+		size = add_sat(size, add_sat(host, 1 + varint_size(host)));
 	}
-	batch.n_snapshots = n;
-	batch.snapshots = hosts;
-	size = protobuf_c_message_get_packed_size(&batch.base);
-	if (size > LRU_PB_MAX_MESSAGE) {
-		rc = lru_fail(err, LRU_ERANGE,
-			      "SnapshotBatch of %zu snapshots needs %zu bytes, more than the %u-byte limit",
-			      n, size, LRU_PB_MAX_MESSAGE);
-		goto out;
-	}
+	if (size > LRU_PB_MAX_MESSAGE)
+		return lru_fail(err, LRU_ERANGE,
+				"SnapshotBatch of %zu snapshots needs %zu bytes, more than the %u-byte limit",
+				n, size, LRU_PB_MAX_MESSAGE);
 	buf = malloc(size ? size : 1);
-	if (!buf) {
-		rc = lru_fail(err, LRU_ENOMEM, "out of memory for a %zu-byte SnapshotBatch", size);
-		goto out;
+	if (!buf)
+		return lru_fail(err, LRU_ENOMEM, "out of memory for a %zu-byte SnapshotBatch", size);
+	p = buf + size;
+	for (i = n; i-- > 0;)
+		p = wr_host(p, snaps[i]);
+	if (p != buf) {
+		/* the passes disagree (a bug): fail rather than send a garbled message */
+		ptrdiff_t short_by = p - buf;
+
+		free(buf);
+		return lru_fail(err, LRU_EINVAL,
+				"internal error: %zu-byte SnapshotBatch encoded %td short",
+				size, short_by);
 	}
-	protobuf_c_message_pack(&batch.base, buf);
 	*out = buf;
 	*len = size;
-out:
-	while (built)
-		lru_pb_host_free(hosts[--built]);
-	free(hosts);
-	return rc;
+	return LRU_OK;
 }
 
 /* ---- decoding ----------------------------------------------------------- */

@@ -20,8 +20,8 @@
  * than LRU_NR_TIERS tiers are accepted (the rest stay zero) and unknown
  * present bits are dropped.
  *
- * Encoded messages borrow the snapshot's strings: keep the snapshot alive
- * until the message is packed or freed. LRU_PB_MAX_MESSAGE is the only limit
+ * Messages of lru_pb_host_from_snapshot() borrow the snapshot's strings: keep
+ * the snapshot alive until the message is packed or freed. LRU_PB_MAX_MESSAGE is the only limit
  * before protobuf-c unpacks, so servers bound request bodies well below it.
  */
 #ifndef LRU_PB_H
@@ -37,7 +37,12 @@
 
 /*
  * Serialize n snapshots as one SnapshotBatch. On success *out is a malloc'd
- * buffer of *len bytes that the caller frees.
+ * buffer of exactly *len bytes that the caller frees. The wire format is
+ * written directly, without protobuf-c messages; the bytes are those of
+ * protobuf_c_message_pack() on a SnapshotBatch of lru_pb_host_from_snapshot()
+ * messages. Fails with LRU_EINVAL for a snapshot with an unknown source or an
+ * lruvec that refers to a missing memcg or lacks 1 to LRU_MAX_GENS
+ * generations, and with LRU_ERANGE above LRU_PB_MAX_MESSAGE bytes.
  */
 enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t n,
 				 uint8_t **out, size_t *len, struct lru_error *err);

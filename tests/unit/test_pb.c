@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -580,6 +581,574 @@ static void test_encode_rejects_broken_snapshot(void **state)
 	assert_int_equal(lru_pb_encode_batch(&p, 1, &buf, &len, &err), LRU_EINVAL);
 	assert_string_equal(err.msg, "snapshot 0: unknown source 7");
 	lru_snapshot_release(&snap);
+}
+
+/* ---- byte for byte what protobuf-c packs --------------------------------------- */
+
+/*
+ * lru_pb_encode_batch() writes the wire format itself; the reference is
+ * protobuf-c packing a SnapshotBatch of lru_pb_host_from_snapshot() messages.
+ */
+static uint8_t *reference_pack(const struct lru_snapshot *const *snaps, size_t n, size_t *len)
+{
+	Lrugen__V1__SnapshotBatch batch = LRUGEN__V1__SNAPSHOT_BATCH__INIT;
+	Lrugen__V1__HostSnapshot **hosts = calloc(n ? n : 1, sizeof(*hosts));
+	struct lru_error err;
+	uint8_t *buf;
+	size_t i;
+
+	assert_non_null(hosts);
+	for (i = 0; i < n; i++)
+		if (lru_pb_host_from_snapshot(snaps[i], &hosts[i], &err))
+			fail_msg("lru_pb_host_from_snapshot of snapshot %zu: %s", i, err.msg);
+	batch.n_snapshots = n;
+	batch.snapshots = hosts;
+	*len = protobuf_c_message_get_packed_size(&batch.base);
+	buf = malloc(*len ? *len : 1);
+	assert_non_null(buf);
+	assert_int_equal(protobuf_c_message_pack(&batch.base, buf), *len);
+	for (i = 0; i < n; i++)
+		lru_pb_host_free(hosts[i]);
+	free(hosts);
+	return buf;
+}
+
+/* Encode snaps and compare with reference_pack(), naming the first byte that differs. */
+static void assert_packs_like_protobuf_c(const struct lru_snapshot *const *snaps, size_t n,
+					 const char *what)
+{
+	struct lru_error err;
+	uint8_t *want, *got = NULL;
+	size_t want_len, got_len = 0, i;
+
+	want = reference_pack(snaps, n, &want_len);
+	lru_error_clear(&err);
+	if (lru_pb_encode_batch(snaps, n, &got, &got_len, &err))
+		fail_msg("%s: encode: %s", what, err.msg);
+	assert_non_null(got);
+	for (i = 0; i < want_len && i < got_len && got[i] == want[i]; i++)
+		;
+	if (got_len != want_len || i < want_len)
+		fail_msg("%s: %zu bytes, protobuf-c %zu; first difference at byte %zu (0x%02x, "
+			 "protobuf-c 0x%02x)",
+			 what, got_len, want_len, i, i < got_len ? got[i] : 0,
+			 i < want_len ? want[i] : 0);
+	free(want);
+	free(got);
+}
+
+static const char *const pb_fixtures[] = {
+	"fixtures/linux-6.1/lru_gen.txt",  "fixtures/linux-6.1/lru_gen-idle.txt",
+	"fixtures/linux-6.1/lru_gen_full.txt", "fixtures/linux-6.12/lru_gen.txt",
+	"fixtures/linux-6.12/lru_gen_full.txt",
+};
+
+static void test_encode_fixtures_like_protobuf_c(void **state)
+{
+	struct lru_snapshot snap;
+	const struct lru_snapshot *p = &snap;
+	struct lru_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(pb_fixtures) / sizeof(pb_fixtures[0]); i++) {
+		lru_snapshot_init(&snap);
+		tu_parse_file(pb_fixtures[i], &snap);
+		snap.source = snap.lruvecs[0].full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS;
+		/* as parsed: no host strings, no times */
+		assert_packs_like_protobuf_c(&p, 1, pb_fixtures[i]);
+		/* as the collector sends it */
+		lru_snapshot_set_times(&snap, 1733200000000, 1733200000037);
+		assert_int_equal(lru_strdup_into(&snap.host.host, "web-17.example", &err), 0);
+		assert_int_equal(lru_strdup_into(&snap.host.boot_id, "3f1c1e5c-5f0e", &err), 0);
+		assert_int_equal(lru_strdup_into(&snap.host.kernel, "6.1.0-57-amd64", &err), 0);
+		snap.host.seq = 77;
+		snap.host.enabled = 7;
+		snap.host.aging.enabled = true;
+		snap.host.aging.interval_ms = 60000;
+		snap.nr_duplicates = 2;
+		assert_packs_like_protobuf_c(&p, 1, pb_fixtures[i]);
+		lru_snapshot_release(&snap);
+	}
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * A value for any integer field: 0, a varint length boundary (and the
+ * values that are negative as int32 or int64), any magnitude, or small.
+ */
+static uint64_t rnd_value(uint64_t *s)
+{
+	static const uint64_t edges[] = {
+		1, 0x7f, 0x80, 0x3fff, 0x4000, 0x1fffff, 0x200000, 0xfffffff, 0x10000000,
+		0x7ffffffff, 0x800000000, 0x3ffffffffff, 0x40000000000, 0x1ffffffffffff,
+		0x2000000000000, 0xffffffffffffff, 0x100000000000000, INT64_MAX,
+		(uint64_t)INT64_MIN, UINT64_MAX, UINT32_MAX, INT32_MAX,
+		(uint64_t)(int64_t)INT32_MIN, 0xffffffff80000000ULL, 1733200000000,
+		(uint64_t)-1733200000000LL,
+	};
+	uint64_t r = splitmix(s);
+
+	switch (r & 3) {
+	case 0:
+		return 0;
+	case 1:
+		return edges[(r >> 2) % (sizeof(edges) / sizeof(edges[0]))];
+	case 2:
+		return splitmix(s) >> ((r >> 2) % 64);
+	default:
+		return (r >> 2) % 300;
+	}
+}
+
+static double rnd_double(uint64_t *s, bool wild)
+{
+	static const double values[] = { 0.0, -0.0, 0.25, -1.5, 99.99, 1e300, -1e-300, 5e-324,
+					 INFINITY, -INFINITY, NAN, -NAN };
+	size_t n = sizeof(values) / sizeof(values[0]) - (wild ? 0 : 4);
+
+	return values[splitmix(s) % n];
+}
+
+static char *rnd_string(uint64_t *s, const char *prefix)
+{
+	size_t n = strlen(prefix), len = 0, i;
+	char *str;
+
+	switch (splitmix(s) % 4) {
+	case 0:
+		break;
+	case 1:
+		len = splitmix(s) % 20;
+		break;
+	case 2:
+		len = 100 + splitmix(s) % 60; /* around the one-byte length limit */
+		break;
+	default:
+		len = 16370 + splitmix(s) % 30; /* around the two-byte limit of a Lruvec */
+		break;
+	}
+	str = malloc(n + len + 1);
+	assert_non_null(str);
+	memcpy(str, prefix, n);
+	for (i = 0; i < len; i++)
+		str[n + i] = (char)('a' + splitmix(s) % 26);
+	str[n + len] = '\0';
+	return str;
+}
+
+static void rnd_full(uint64_t *s, struct lru_lruvec *lv, bool wild)
+{
+	unsigned g, t;
+	int type, c;
+	bool any = false;
+
+	lv->full = calloc(1, sizeof(*lv->full));
+	assert_non_null(lv->full);
+	for (g = 0; g < lv->nr_gens; g++) {
+		lv->full->has_tiers[g] = splitmix(s) % 3 != 0;
+		lv->full->has_walk[g] = splitmix(s) % 3 != 0;
+		if (lv->full->has_tiers[g] || wild) {
+			for (t = 0; t < LRU_NR_TIERS; t++) {
+				struct lru_tier *tier = &lv->full->tiers[g][t];
+
+				for (type = 0; type < LRU_NR_TYPES; type++)
+					for (c = 0; c < LRU_TC_NR; c++)
+						tier->v[type][c] =
+							splitmix(s) % 3 ? 0 : rnd_value(s);
+				tier->present = (uint32_t)splitmix(s) &
+						(wild ? UINT32_MAX : (1u << (2 * LRU_TC_NR)) - 1);
+				if (splitmix(s) % 4 == 0)
+					memset(tier, 0, sizeof(*tier));
+			}
+		}
+		if (lv->full->has_walk[g] || wild) {
+			for (c = 0; c < LRU_WALK_NR; c++)
+				lv->full->walk[g].v[c] = splitmix(s) % 2 ? 0 : rnd_value(s);
+			lv->full->walk[g].present = (uint32_t)splitmix(s) &
+						    (wild ? UINT32_MAX : (1u << LRU_WALK_NR) - 1);
+		}
+		any |= lv->full->has_tiers[g] || lv->full->has_walk[g];
+	}
+	if (!any && !wild) {
+		/* nothing would come back from a decode: no detail at all */
+		free(lv->full);
+		lv->full = NULL;
+	}
+}
+
+/*
+ * A random snapshot. wild: anything the encoder accepts (negative nodes, NULL
+ * and empty strings, repeated lruvecs, NaN, unknown present and evicted
+ * bits, detail without tiers or walk); otherwise one that decodes back to
+ * itself (see lru_pb.h): memcgs in order of first use by the lruvecs, then
+ * memcgs with stats only (id 0), distinct (path, inode), distinct nodes,
+ * contiguous seqs, power-of-two page sizes, no NaN.
+ */
+static void make_random(struct lru_snapshot *snap, uint64_t seed, bool wild)
+{
+	uint64_t s = seed;
+	struct lru_error err;
+	size_t nr_memcgs = splitmix(&s) % 6, nr_stats_only = splitmix(&s) % 3, i, m, l;
+	uint64_t id;
+	unsigned g;
+	int node, at;
+
+	lru_snapshot_init(snap);
+	if (wild || splitmix(&s) % 2)
+		snap->host.host = rnd_string(&s, "h");
+	if (wild || splitmix(&s) % 2)
+		snap->host.boot_id = rnd_string(&s, wild ? "" : "b");
+	if (wild || splitmix(&s) % 2)
+		snap->host.kernel = rnd_string(&s, "6.");
+	snap->host.seq = rnd_value(&s);
+	snap->host.enabled = (uint32_t)rnd_value(&s);
+	snap->host.aging.enabled = splitmix(&s) % 2;
+	snap->host.aging.interval_ms = (uint32_t)rnd_value(&s);
+	snap->host.aging.jitter_ms = (uint32_t)rnd_value(&s);
+	snap->host.aging.can_swap = splitmix(&s) % 2;
+	snap->host.aging.force_scan = splitmix(&s) % 2;
+	snap->source = (enum lru_source)(splitmix(&s) % 3);
+	snap->page_size = wild ? (uint32_t)rnd_value(&s) : 1u << (12 + splitmix(&s) % 5);
+	snap->read_start_ms = (int64_t)rnd_value(&s);
+	snap->read_end_ms = (int64_t)rnd_value(&s);
+	snap->birth_error_ms = (uint32_t)rnd_value(&s);
+	snap->nr_duplicates = (uint32_t)rnd_value(&s);
+
+	snap->nr_nodes = splitmix(&s) % 4;
+	if (snap->nr_nodes) {
+		snap->nodes = calloc(snap->nr_nodes, sizeof(*snap->nodes));
+		assert_non_null(snap->nodes);
+	}
+	for (i = 0; i < snap->nr_nodes; i++) {
+		struct lru_node_mem *nm = &snap->nodes[i];
+
+		nm->node = wild ? (int)(int32_t)rnd_value(&s) : (int)(i * 7 % (LRU_NODE_MAX + 1));
+		nm->total = rnd_value(&s);
+		nm->free = rnd_value(&s);
+		nm->file = rnd_value(&s);
+		nm->anon = rnd_value(&s);
+	}
+
+	for (i = 0; i < nr_memcgs + nr_stats_only; i++) {
+		char prefix[32];
+		char *path;
+		struct lru_memcg *mc;
+
+		snprintf(prefix, sizeof(prefix), i ? "/m%zu/" : "/", i);
+		path = rnd_string(&s, prefix);
+		if (!wild && strlen(path) > LRU_PATH_MAX)
+			path[LRU_PATH_MAX] = '\0';
+		id = i < nr_memcgs ? rnd_value(&s) : 0;
+		assert_int_equal(lru_snapshot_add_memcg(snap, id, path, strlen(path), &m, &err),
+				 LRU_OK);
+		free(path);
+		mc = &snap->memcgs[m];
+		if (wild && splitmix(&s) % 5 == 0) {
+			free(mc->path);
+			mc->path = splitmix(&s) % 2 ? NULL : strdup("");
+		}
+		mc->ino = rnd_value(&s);
+		mc->has_stats = i >= nr_memcgs || splitmix(&s) % 2;
+		if (!mc->has_stats)
+			continue;
+		mc->stats.anon_bytes = rnd_value(&s);
+		mc->stats.file_bytes = rnd_value(&s);
+		mc->stats.inactive_file_bytes = rnd_value(&s);
+		mc->stats.current_bytes = rnd_value(&s);
+		mc->stats.refault_anon = rnd_value(&s);
+		mc->stats.refault_file = rnd_value(&s);
+		mc->stats.some_avg10 = rnd_double(&s, wild);
+		mc->stats.full_avg10 = rnd_double(&s, wild);
+		mc->stats.some_total_us = rnd_value(&s);
+	}
+
+	for (i = 0; i < nr_memcgs; i++) {
+		for (node = 0; node < 4; node++) {
+			struct lru_lruvec *lv;
+			uint64_t base;
+
+			if (node && splitmix(&s) % 2)
+				continue;
+			m = wild ? splitmix(&s) % nr_memcgs : i;
+			at = wild ? (int)(int32_t)rnd_value(&s) : node;
+			assert_int_equal(lru_snapshot_add_lruvec(snap, m, at, &l, &err), LRU_OK);
+			lv = &snap->lruvecs[l];
+			lv->nr_gens = 1 + (unsigned)(splitmix(&s) % LRU_MAX_GENS);
+			base = rnd_value(&s);
+			if (base > UINT64_MAX - LRU_MAX_GENS)
+				base -= LRU_MAX_GENS;
+			for (g = 0; g < lv->nr_gens; g++) {
+				struct lru_gen *gen = &lv->gens[g];
+
+				gen->seq = wild ? rnd_value(&s) : base + g;
+				gen->age_ms = (uint32_t)rnd_value(&s);
+				gen->birth_ms = (int64_t)rnd_value(&s);
+				gen->pages[LRU_ANON] = rnd_value(&s);
+				gen->pages[LRU_FILE] = rnd_value(&s);
+				gen->evicted = (uint8_t)(splitmix(&s) & (wild ? 0xff : 3));
+			}
+			if (splitmix(&s) % 2)
+				rnd_full(&s, lv, wild);
+		}
+	}
+}
+
+static void test_encode_random_like_protobuf_c(void **state)
+{
+	struct lru_snapshot snaps[4];
+	const struct lru_snapshot *p[4] = { &snaps[0], &snaps[1], &snaps[2], &snaps[3] };
+	char what[64];
+	uint64_t seed;
+	size_t n, i;
+
+	(void)state;
+	for (seed = 1; seed <= 400; seed++) {
+		make_random(&snaps[0], seed, seed % 2);
+		snprintf(what, sizeof(what), "random snapshot %llu", (unsigned long long)seed);
+		assert_packs_like_protobuf_c(p, 1, what);
+		lru_snapshot_release(&snaps[0]);
+	}
+	for (seed = 1; seed <= 40; seed++) {
+		n = 1 + seed % 4;
+		for (i = 0; i < n; i++)
+			make_random(&snaps[i], seed * 1000 + i, (seed + i) % 2);
+		snprintf(what, sizeof(what), "random batch %llu", (unsigned long long)seed);
+		assert_packs_like_protobuf_c(p, n, what);
+		for (i = 0; i < n; i++)
+			lru_snapshot_release(&snaps[i]);
+	}
+}
+
+static void test_roundtrip_random(void **state)
+{
+	struct lru_snapshot snaps[3];
+	const struct lru_snapshot *p[3] = { &snaps[0], &snaps[1], &snaps[2] };
+	uint64_t seed;
+	size_t i;
+
+	(void)state;
+	for (seed = 1; seed <= 200; seed++) {
+		make_random(&snaps[0], seed, false);
+		roundtrip(p, 1);
+		lru_snapshot_release(&snaps[0]);
+	}
+	for (i = 0; i < 3; i++)
+		make_random(&snaps[i], 5000 + i, false);
+	roundtrip(p, 3);
+	for (i = 0; i < 3; i++)
+		lru_snapshot_release(&snaps[i]);
+}
+
+/*
+ * Hand-picked corners: empty submessages (aging, node memory, memcg stats,
+ * generation, tier counters, walk), NULL and empty strings, negative int32
+ * and int64 (ten bytes), -0.0 (left out, as 0.0) and NaN, present and
+ * evicted bits the wire does not carry, lengths of one to four bytes.
+ */
+static void make_edge(struct lru_snapshot *snap)
+{
+	struct lru_error err;
+	struct lru_lruvec *lv;
+	size_t m, l, len = 3u << 20;
+	char *big;
+	unsigned g, t;
+
+	lru_snapshot_init(snap);
+	assert_int_equal(lru_strdup_into(&snap->host.boot_id, "", &err), LRU_OK);
+	snap->host.kernel = calloc(201, 1);
+	assert_non_null(snap->host.kernel);
+	memset(snap->host.kernel, 'k', 200);
+	snap->host.seq = UINT64_MAX;
+	snap->host.enabled = UINT32_MAX;
+	snap->source = LRU_SRC_CGROUP;
+	snap->page_size = 0;
+	snap->read_start_ms = -5;
+	snap->read_end_ms = INT64_MIN;	/* before the start: taken_at is the start */
+	snap->birth_error_ms = UINT32_MAX;
+	snap->nr_duplicates = 1;
+
+	snap->nodes = calloc(3, sizeof(*snap->nodes));
+	assert_non_null(snap->nodes);
+	snap->nr_nodes = 3;
+	snap->nodes[0] = (struct lru_node_mem){ -1, 0, 0, 0, 0 };
+	snap->nodes[1] = (struct lru_node_mem){ 0, 0, 0, 0, 0 };
+	snap->nodes[2] = (struct lru_node_mem){ INT32_MAX, UINT64_MAX, 1, 0x80, 0x4000 };
+
+	/* an empty MemcgStats: empty path, -0.0 */
+	assert_int_equal(lru_snapshot_add_memcg(snap, 0, "", 0, &m, &err), LRU_OK);
+	snap->memcgs[m].has_stats = true;
+	snap->memcgs[m].stats.some_avg10 = -0.0;
+	/* a NULL path, NaN and infinity */
+	assert_int_equal(lru_snapshot_add_memcg(snap, UINT64_MAX, "x", 1, &m, &err), LRU_OK);
+	free(snap->memcgs[m].path);
+	snap->memcgs[m].path = NULL;
+	snap->memcgs[m].ino = 1ULL << 63;
+	snap->memcgs[m].has_stats = true;
+	snap->memcgs[m].stats.some_avg10 = NAN;
+	snap->memcgs[m].stats.full_avg10 = -INFINITY;
+	snap->memcgs[m].stats.some_total_us = 0x80;
+	/* a 3 MB path: four-byte lengths for the Lruvec and the HostSnapshot */
+	big = malloc(len + 1);
+	assert_non_null(big);
+	memset(big, '/', len);
+	big[len] = '\0';
+	assert_int_equal(lru_snapshot_add_memcg(snap, 3, big, len, &m, &err), LRU_OK);
+	free(big);
+
+	/* one generation with every field 0; lru_gen_full detail without tiers or walk */
+	assert_int_equal(lru_snapshot_add_lruvec(snap, 0, 0, &l, &err), LRU_OK);
+	lv = &snap->lruvecs[l];
+	lv->nr_gens = 1;
+	lv->full = calloc(1, sizeof(*lv->full));
+	assert_non_null(lv->full);
+
+	assert_int_equal(lru_snapshot_add_lruvec(snap, 1, -7, &l, &err), LRU_OK);
+	lv = &snap->lruvecs[l];
+	lv->nr_gens = LRU_MAX_GENS;
+	for (g = 0; g < LRU_MAX_GENS; g++) {
+		lv->gens[g].seq = UINT64_MAX - 3 + g;
+		lv->gens[g].age_ms = UINT32_MAX - g;
+		lv->gens[g].birth_ms = g ? -(int64_t)g : INT64_MIN;
+		lv->gens[g].pages[LRU_ANON] = UINT64_MAX;
+		lv->gens[g].pages[LRU_FILE] = g;
+		lv->gens[g].evicted = (uint8_t)(0xfc | g);
+	}
+	lv->full = calloc(1, sizeof(*lv->full));
+	assert_non_null(lv->full);
+	lv->full->has_tiers[0] = true;	/* all zero: empty TierCounters */
+	lv->full->has_tiers[1] = true;
+	for (t = 0; t < LRU_NR_TIERS; t++) {
+		lv->full->tiers[1][t].v[LRU_FILE][t] = UINT64_MAX >> t;
+		lv->full->tiers[1][t].present = 0xfffffc00u | (1u << (t + LRU_TC_NR));
+	}
+	lv->full->tiers[2][0].v[LRU_ANON][0] = 5; /* not printed: not encoded */
+	lv->full->has_walk[2] = true;	/* all zero: an empty WalkStats */
+	lv->full->has_walk[3] = true;
+	lv->full->walk[3] = (struct lru_walk){ { UINT64_MAX, 0, 1, 0x7f, 0x80, 0 }, UINT32_MAX };
+
+	/* the big path on the highest node */
+	assert_int_equal(lru_snapshot_add_lruvec(snap, 2, LRU_NODE_MAX, &l, &err), LRU_OK);
+	lv = &snap->lruvecs[l];
+	lv->nr_gens = 2;
+	lv->gens[0].seq = 9;
+	lv->gens[1].seq = 10;
+	/* the same lruvec again: the encoder does not judge */
+	assert_int_equal(lru_snapshot_add_lruvec(snap, 1, -7, &l, &err), LRU_OK);
+	snap->lruvecs[l].nr_gens = 1;
+}
+
+static void test_encode_edges_like_protobuf_c(void **state)
+{
+	struct lru_snapshot snap, empty, rich;
+	const struct lru_snapshot *p[3] = { &snap, &empty, &rich };
+
+	(void)state;
+	make_edge(&snap);
+	assert_packs_like_protobuf_c(p, 1, "edge snapshot");
+	/* an aging with every field set, and then with only the last */
+	snap.host.aging = (struct lru_aging){ true, UINT32_MAX, 0x80, true, true };
+	assert_packs_like_protobuf_c(p, 1, "edge snapshot with aging");
+	snap.host.aging = (struct lru_aging){ .jitter_ms = 1 };
+	assert_packs_like_protobuf_c(p, 1, "edge snapshot with jitter");
+
+	lru_snapshot_init(&empty);
+	assert_packs_like_protobuf_c(&p[1], 1, "empty snapshot");
+	make_rich(&rich);
+	assert_packs_like_protobuf_c(&p[2], 1, "rich snapshot");
+	assert_packs_like_protobuf_c(p, 3, "batch of edge, empty and rich snapshots");
+	lru_snapshot_release(&snap);
+	lru_snapshot_release(&rich);
+}
+
+static void test_encode_batch_like_protobuf_c(void **state)
+{
+	struct lru_snapshot s[6];
+	const struct lru_snapshot *p[6];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		lru_snapshot_init(&s[i]);
+		tu_parse_file(pb_fixtures[i], &s[i]);
+		s[i].source = s[i].lruvecs[0].full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS;
+		s[i].host.seq = i;
+		lru_snapshot_set_times(&s[i], 1733200000000 + (int64_t)i, 1733200000090);
+		p[i] = &s[i];
+	}
+	make_rich(&s[5]);
+	p[5] = &s[5];
+	assert_packs_like_protobuf_c(p, 6, "batch of the fixtures and the rich snapshot");
+	assert_packs_like_protobuf_c(p, 0, "empty batch");
+	for (i = 0; i < 6; i++)
+		lru_snapshot_release(&s[i]);
+}
+
+static void test_encode_rejects_oversize_batch(void **state)
+{
+	Lrugen__V1__SnapshotBatch batch = LRUGEN__V1__SNAPSHOT_BATCH__INIT;
+	Lrugen__V1__HostSnapshot *msg;
+	struct lru_snapshot snap;
+	const struct lru_snapshot *p = &snap;
+	struct lru_error err;
+	uint8_t *buf = (uint8_t *)&buf;
+	size_t len = 5, path_len = 1u << 20, i, l, want;
+	char *path = malloc(path_len + 1), expected[LRU_ERRMSG_MAX];
+
+	(void)state;
+	/* 300 lruvecs of one memcg with a 1 MB path: 300 MB, more than the limit */
+	assert_non_null(path);
+	memset(path, 'p', path_len);
+	path[path_len] = '\0';
+	lru_snapshot_init(&snap);
+	assert_int_equal(lru_snapshot_add_memcg(&snap, 1, path, path_len, NULL, &err), LRU_OK);
+	free(path);
+	for (i = 0; i < 300; i++) {
+		assert_int_equal(lru_snapshot_add_lruvec(&snap, 0, (int)i, &l, &err), LRU_OK);
+		snap.lruvecs[l].nr_gens = 1;
+	}
+	assert_int_equal(lru_pb_host_from_snapshot(&snap, &msg, &err), LRU_OK);
+	batch.n_snapshots = 1;
+	batch.snapshots = &msg;
+	want = lrugen__v1__snapshot_batch__get_packed_size(&batch);
+	lru_pb_host_free(msg);
+	snprintf(expected, sizeof(expected),
+		 "SnapshotBatch of 1 snapshots needs %zu bytes, more than the 268435456-byte limit",
+		 want);
+	assert_int_equal(lru_pb_encode_batch(&p, 1, &buf, &len, &err), LRU_ERANGE);
+	assert_string_equal(err.msg, expected);
+	assert_null(buf);
+	assert_int_equal(len, 0);
+	lru_snapshot_release(&snap);
+}
+
+static void test_encode_names_broken_snapshot_in_batch(void **state)
+{
+	struct lru_snapshot s[2];
+	const struct lru_snapshot *p[2] = { &s[0], &s[1] };
+	struct lru_error err;
+	uint8_t *buf = (uint8_t *)&buf;
+	size_t len = 5;
+
+	(void)state;
+	make_rich(&s[0]);
+	make_rich(&s[1]);
+	s[1].lruvecs[1].nr_gens = 0;
+	assert_int_equal(lru_pb_encode_batch(p, 2, &buf, &len, &err), LRU_EINVAL);
+	assert_string_equal(err.msg,
+			    "snapshot 1 lruvec '/jobs/web' node 3: 0 generations (expected 1 to 4)");
+	assert_null(buf);
+	assert_int_equal(len, 0);
+	lru_snapshot_release(&s[0]);
+	lru_snapshot_release(&s[1]);
 }
 
 /* ---- hand-built messages ------------------------------------------------------ */
@@ -1329,6 +1898,13 @@ int main(void)
 		cmocka_unit_test(test_host_message_rich_fields),
 		cmocka_unit_test(test_midpoint_does_not_overflow),
 		cmocka_unit_test(test_encode_rejects_broken_snapshot),
+		cmocka_unit_test(test_encode_fixtures_like_protobuf_c),
+		cmocka_unit_test(test_encode_random_like_protobuf_c),
+		cmocka_unit_test(test_encode_edges_like_protobuf_c),
+		cmocka_unit_test(test_encode_batch_like_protobuf_c),
+		cmocka_unit_test(test_encode_rejects_oversize_batch),
+		cmocka_unit_test(test_encode_names_broken_snapshot_in_batch),
+		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_msg_baseline_decodes),
 		cmocka_unit_test(test_decode_maps_counters),
 		cmocka_unit_test(test_decode_dedups_memcgs),
