@@ -26,12 +26,11 @@ static bool age_one(struct cli *cli, const struct lru_snapshot *s, const struct 
 		    bool can_swap, bool force_scan, struct aged *a, struct lru_error *err)
 {
 	struct lru_cmd cmd;
-	char text[LRU_CMD_MAX];
 	int kerr;
 
 	lru_error_clear(err);
 	if (lru_cmd_age(s, lv, can_swap, force_scan, &cmd, err) ||
-	    (lru_cmd_format(&cmd, text, sizeof(text)), cli_write_cmd(cli, text, &kerr, err))) {
+	    cli_write_cmd(cli, &cmd, &kerr, err)) {
 		a->failed = err->code != LRU_ESTALE;	/* stale: the re-read retries it */
 		snprintf(a->msg, sizeof(a->msg), "%s", err->msg);
 		return err->code == LRU_EACCES || err->code == LRU_ENOTSUP || err->code == LRU_ENOENT;

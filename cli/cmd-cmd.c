@@ -102,7 +102,7 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 		lv = lru_snapshot_find(&s, NULL, c.memcg_id, c.node);
 		if (lv)
 			before = lru_lruvec_max_seq(lv);
-		if (!dry && cli_write_cmd(cli, text, &kerr, &err)) {
+		if (!dry && cli_write_cmd(cli, &c, &kerr, &err)) {
 			rc = cli_fail(&err);
 			if (rc == CLI_REFUSED)	/* refused by the kernel, not by us */
 				rc = CLI_FAIL;

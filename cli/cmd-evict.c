@@ -235,14 +235,12 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 	}
 	if (!dry) {
 		for (i = 0; i < n; i++) {
-			char text[LRU_CMD_MAX];
 			int kerr;
 
 			if (targets[i].none)
 				continue;
-			lru_cmd_format(&targets[i].cmd, text, sizeof(text));
 			lru_error_clear(&err);
-			if (cli_write_cmd(cli, text, &kerr, &err)) {
+			if (cli_write_cmd(cli, &targets[i].cmd, &kerr, &err)) {
 				if (err.code == LRU_EACCES || err.code == LRU_ENOTSUP ||
 				    err.code == LRU_ENOENT) {
 					rc = cli_fail(&err);

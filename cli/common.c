@@ -9,15 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "lru_kwrite.h"
 #include "lru_sys.h"
-
-/* f_type of debugfs and cgroup2 (linux/magic.h) */
-#define DEBUGFS_MAGIC 0x64626720
-#define CGROUP2_MAGIC 0x63677270
 
 void cli_err(const char *fmt, ...)
 {
@@ -237,67 +233,18 @@ bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet)
 	return false;
 }
 
-enum lru_err cli_write_cmd(struct cli *cli, const char *text, int *kernel_errno,
+enum lru_err cli_write_cmd(struct cli *cli, const struct lru_cmd *cmd, int *kernel_errno,
 			   struct lru_error *err)
 {
-	char path[LRU_PATH_MAX];
-	size_t len = strlen(text);
-	struct statfs fs;
-	ssize_t n;
-	int fd, e;
-	enum lru_err rc = lru_sys_path(cli->root, LRU_PATH_LRU_GEN, path, sizeof(path), err);
+	struct lru_kwriter w;
+	enum lru_err rc = lru_kwrite_open(&w, cli->root, err);
 
 	*kernel_errno = 0;
 	if (rc)
 		return rc;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		*kernel_errno = e;
-		if (e == EPERM)
-			return lru_fail(err, LRU_EACCES,
-					"cannot open '%s' for writing: refused by kernel lockdown", path);
-		if (e == EACCES)
-			return lru_fail(err, LRU_EACCES,
-					"cannot open '%s' for writing: permission denied (run as root)",
-					path);
-		return lru_fail(err, e == ENOENT ? LRU_ENOENT : LRU_EIO,
-				"cannot open '%s' for writing: %s", path, strerror(e));
-	}
-	if (!fstatfs(fd, &fs) && fs.f_type != DEBUGFS_MAGIC && fs.f_type != CGROUP2_MAGIC) {
-		close(fd);
-		return lru_fail(err, LRU_ENOTSUP,
-				"'%s' is not on debugfs (a fixture root?): use --dry-run", path);
-	}
-	n = write(fd, text, len);
-	e = errno;
-	close(fd);
-	if (n == (ssize_t)len)
-		return LRU_OK;
-	*kernel_errno = n < 0 ? e : EIO;
-	len = strcspn(text, "\n");
-	switch (*kernel_errno) {
-	case EINVAL:
-		return lru_fail(err, LRU_EINVAL,
-				"the kernel refused '%.*s': invalid argument (unknown memcg or node, "
-				"a sequence number that is not current, or generations too young to evict)",
-				(int)len, text);
-	case ERANGE:
-		return lru_fail(err, LRU_EINVAL,
-				"the kernel refused '%.*s': out of range (4 generations exist; force_scan needed)",
-				(int)len, text);
-	case ESTALE:
-		return lru_fail(err, LRU_ESTALE, "the kernel refused '%.*s': stale sequence number",
-				(int)len, text);
-	case EEXIST:
-		return lru_fail(err, LRU_ESTALE,
-				"the kernel refused '%.*s': the generation already exists", (int)len, text);
-	case EINTR:
-		return lru_fail(err, LRU_EIO, "'%.*s' was interrupted by a signal", (int)len, text);
-	default:
-		return lru_fail(err, LRU_EIO, "writing '%.*s' to '%s': %s", (int)len, text, path,
-				strerror(*kernel_errno));
-	}
+	rc = lru_kwrite_cmd(&w, cmd, kernel_errno, err);
+	lru_kwrite_close(&w);
+	return rc;
 }
 
 int cli_json_out(json_t *doc)

@@ -1,9 +1,691 @@
-/* lrugend - placeholder until its own issue lands: prints usage, exits 2. */
+/*
+ * lrugend - the per-host MGLRU collector.
+ *
+ * One loop on one timer (redis's serverCron): every interval, at a per-host
+ * phase, a tick reads the generations (collect.c), takes the next sequence
+ * number, appends the snapshot to the durable spool (lib/lru_spool.h),
+ * applies the reclaim policy (policy.c) and ages every lruvec (aging.c);
+ * between ticks, the spool drains to the store (ship.c) with backoff, and
+ * GET /metrics is served from another thread (metrics.c). SIGTERM and
+ * SIGINT end the loop after the current tick; SIGHUP reloads the config.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
 
-int main(void)
+#include <curl/curl.h>
+
+#include "aging.h"
+#include "collect.h"
+#include "config.h"
+#include "log.h"
+#include "lru_pb.h"
+#include "lru_spool.h"
+#include "lru_units.h"
+#include "metrics.h"
+#include "policy.h"
+#include "ship.h"
+#include "stats.h"
+
+#define DEFAULT_CONFIG "/etc/lrugend.conf"
+
+enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+struct daemon {
+	struct config cfg;
+	const char *config_file;
+	bool config_required;		/* --config given: it must exist */
+	struct cfg_overrides ov;
+	/* run mode */
+	bool once, drain;
+	const char *output;
+	uint64_t max_ticks;		/* --ticks N (testing): exit after N ticks */
+	/* modules */
+	struct lru_spool *spool;
+	struct ship *ship;
+	struct metrics *metrics;
+	struct collect collect;
+	struct aging aging;
+	struct policy policy;
+	struct stats stats;
+	uint32_t jitter_ms;
+	int64_t next_tick, next_ship;	/* wall-clock ms; next_ship 0 = nothing to send */
+};
+
+/* Resource figures for --ticks runs, printed at the end. */
+struct sample {
+	long rss_kb, anon_kb, file_kb, hwm_kb;
+	long heap_kb;		/* malloc'd and not freed (mallinfo2) */
+	double cpu_s;
+};
+
+static sigset_t handled;
+
+enum opt_run {
+	OPT_CONFIG = 0x1000,
+	OPT_ONCE,
+	OPT_OUTPUT,
+	OPT_DRAIN,
+	OPT_PRINT_CONFIG,
+	OPT_VERSION,
+	OPT_TICKS,
+};
+
+static const struct option run_opts[] = {
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "drain", no_argument, NULL, OPT_DRAIN },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "ticks", required_argument, NULL, OPT_TICKS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_head[] =
+	"usage: lrugend [--config FILE] [--once | --output FILE | --drain] [--print-config]\n"
+	"               [SETTING FLAGS...]\n"
+	"\n"
+	"lrugend is the per-host collector of lrugen. Every interval it ages each\n"
+	"memcg's MGLRU lruvecs on a steady pace (so that generation sizes form a\n"
+	"page-age histogram), reads the generations, per-node meminfo and memcg\n"
+	"statistics, appends the snapshot to a durable spool and sends the spool to\n"
+	"the store (POST /v1/snapshots). GET /metrics serves the histogram to\n"
+	"Prometheus. It needs root (debugfs).\n"
+	"\n"
+	"run modes:\n"
+	"  --config FILE                  settings file [" DEFAULT_CONFIG ", if present]\n"
+	"  --once                         one tick, one attempt to send, then exit\n"
+	"  --output FILE                  one tick, its snapshot written to FILE as a\n"
+	"                                 SnapshotBatch ('-': stdout) instead of the spool\n"
+	"  --drain                        send the spool to the store and exit (no tick)\n"
+	"  --print-config                 print the effective settings and exit\n"
+	"  -h, --help, --version\n"
+	"\n"
+	"settings (config file 'name = value', or --name VALUE; later wins):\n";
+
+static const char usage_tail[] =
+	"\n"
+	"Durations: 500ms 30s 2m 1h 7d. Sizes: 4096 512K 4G. Signals: SIGHUP reloads\n"
+	"the config file (an invalid one keeps the old settings); SIGTERM and SIGINT\n"
+	"finish the tick and exit. Exit codes: 0 ok, 1 failed, 2 bad usage or config.\n";
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die_usage(const char *fmt, ...)
 {
-	fputs("usage: lrugend ...\n"
-	      "lrugend is not built yet: see the project's open issues\n", stderr);
-	return 2;
+	va_list ap;
+
+	fputs("lrugend: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* Tell systemd (Type=notify) about our state; a no-op elsewhere. */
+static void sd_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || (len = strlen(path)) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, len);
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		log_debug("sd_notify: %s", strerror(errno));
+	close(fd);
+}
+
+/* Is a shutdown signal pending? (Polled by ship.c during transfers.) */
+static bool stop_pending(void)
+{
+	sigset_t p;
+
+	return !sigpending(&p) && (sigismember(&p, SIGTERM) == 1 || sigismember(&p, SIGINT) == 1);
+}
+
+/* Wait for a handled signal until wake_ms (wall clock); returns it, or 0. */
+static int wait_signal(int64_t wake_ms)
+{
+	for (;;) {
+		int64_t left = wake_ms - lru_now_ms();
+		struct timespec ts;
+		int sig;
+
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (long)(left % 1000) * 1000000;
+		sig = sigtimedwait(&handled, NULL, &ts);
+		if (sig > 0)
+			return sig;
+		if (errno != EINTR || left == 0)
+			return 0;
+	}
+}
+
+static void sample_now(struct sample *s)
+{
+	struct rusage ru;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	memset(s, 0, sizeof(*s));
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", &s->rss_kb);
+		sscanf(line, "RssAnon: %ld", &s->anon_kb);
+		sscanf(line, "RssFile: %ld", &s->file_kb);
+		sscanf(line, "VmHWM: %ld", &s->hwm_kb);
+	}
+	if (f)
+		fclose(f);
+	{
+		struct mallinfo2 mi = mallinfo2();
+
+		s->heap_kb = (long)((mi.uordblks + mi.hblkhd) / 1024);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	s->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		   (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Bounded memory: no per-thread arenas, big buffers back to the kernel at free. */
+static void tune_memory(void)
+{
+	pthread_attr_t attr;
+
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
+	/* helper threads (libcurl's resolver) get small stacks: locked memory stays small */
+	if (!pthread_attr_init(&attr)) {
+		pthread_attr_setstacksize(&attr, 256 * 1024);
+		pthread_setattr_default_np(&attr);
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* Protect ourselves from the pressure we measure: keep our pages resident. */
+static void lock_memory(int mode)
+{
+	int flags = MCL_CURRENT | MCL_FUTURE;
+
+	if (mode == CFG_MLOCK_OFF) {
+		munlockall();
+		return;
+	}
+	if (mode == CFG_MLOCK_ONFAULT)
+		flags |= MCL_ONFAULT;
+	if (mlockall(flags))
+		log_warn("cannot lock memory (mlockall%s): %s; going on unlocked",
+			 mode == CFG_MLOCK_ONFAULT ? " MCL_ONFAULT" : "", strerror(errno));
+}
+
+/* A per-host phase in [0, interval) from the host name (FNV-1a). */
+static uint32_t host_phase(const struct config *cfg)
+{
+	char host[256];
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (!cfg->jitter || !cfg->interval_ms)
+		return 0;
+	collect_host_name(cfg, host, sizeof(host));
+	for (const char *p = host; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return (uint32_t)(h % cfg->interval_ms);
+}
+
+/* The first time after now that is jitter_ms past a multiple of the interval. */
+static int64_t next_tick_after(const struct daemon *d, int64_t now)
+{
+	int64_t iv = (int64_t)d->cfg.interval_ms, since;
+
+	if (!iv)
+		return now;
+	since = ((now - d->jitter_ms) % iv + iv) % iv;
+	return now - since + iv;
+}
+
+static void note_spool(void *arg, enum lru_spool_note kind, const char *msg)
+{
+	(void)arg;
+	log_msg(kind == LRU_SPOOL_NOTE_INFO ? LOG_LV_INFO : LOG_LV_WARN, "%s", msg);
+}
+
+static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out)
+{
+	struct lru_spool_opts o = {
+		.max_bytes = d->cfg.spool_max_bytes,
+		.max_age_ms = d->cfg.spool_max_age_ms,
+		.note = note_spool,
+	};
+	struct lru_spool_stats st;
+	struct lru_error err;
+
+	lru_error_clear(&err);
+	if (lru_spool_open(dir, &o, out, &err)) {
+		log_error("%s", err.msg);
+		return -1;
+	}
+	lru_spool_stats(*out, &st);
+	log_info("spool '%s': %" PRIu64 " snapshots (%" PRIu64 " bytes) waiting, next seq %" PRIu64,
+		 dir, st.records, st.bytes, st.next_seq);
+	return 0;
+}
+
+/* Copy the spool's gauges and counters into the stats. */
+static void spool_stats(struct daemon *d)
+{
+	struct lru_spool_stats st;
+
+	if (!d->spool)
+		return;
+	lru_spool_stats(d->spool, &st);
+	d->stats.spool_records = st.records;
+	d->stats.spool_bytes = st.bytes;
+	d->stats.dropped_spool_full_total = st.dropped_full;
+	d->stats.dropped_spool_age_total = st.dropped_old;
+}
+
+/* ---- one tick ------------------------------------------------------------------------ */
+
+/* Write a SnapshotBatch to path atomically ('-': stdout). */
+static int write_output(const char *path, const uint8_t *buf, size_t len)
+{
+	char tmp[4096];
+	FILE *f;
+	bool ok;
+
+	if (!strcmp(path, "-"))
+		return fwrite(buf, 1, len, stdout) == len && !fflush(stdout) ? 0 : -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "wb");
+	if (!f)
+		return -1;
+	ok = fwrite(buf, 1, len, f) == len;
+	ok = !fflush(f) && !fsync(fileno(f)) && ok;
+	ok = !fclose(f) && ok;
+	if (!ok || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Number, encode and store one snapshot: spool, or --output. */
+static int keep_snapshot(struct daemon *d, struct lru_snapshot *snap)
+{
+	const struct lru_snapshot *one = snap;
+	int64_t taken = snap->read_start_ms + (snap->read_end_ms - snap->read_start_ms) / 2;
+	struct lru_error err;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc = -1;
+
+	lru_error_clear(&err);
+	if (d->spool && lru_spool_take_seq(d->spool, &snap->host.seq, &err)) {
+		log_error("cannot take a sequence number: %s", err.msg);
+		d->stats.spool_errors_total++;
+		return -1;
+	}
+	if (lru_pb_encode_batch(&one, 1, &buf, &len, &err)) {
+		log_error("cannot encode snapshot seq %" PRIu64 ": %s", snap->host.seq, err.msg);
+		return -1;
+	}
+	if (d->output) {
+		if (write_output(d->output, buf, len))
+			log_error("cannot write '%s': %s", d->output, strerror(errno));
+		else
+			rc = 0;
+	} else if (d->spool && d->cfg.store[0]) {
+		if (lru_spool_append(d->spool, snap->host.seq, taken, buf, len, &err)) {
+			log_error("cannot spool snapshot seq %" PRIu64 ": %s", snap->host.seq, err.msg);
+			d->stats.spool_errors_total++;
+		} else {
+			rc = 0;
+		}
+	} else {
+		rc = 0;
+	}
+	free(buf);
+	if (!rc) {
+		d->stats.snapshots_total++;
+		d->stats.last_seq = snap->host.seq;
+		d->stats.last_snapshot_ms = taken;
+		log_info("snapshot seq=%" PRIu64 " memcgs=%zu lruvecs=%zu bytes=%zu read=%" PRId64 "ms%s%s",
+			 snap->host.seq, snap->nr_memcgs, snap->nr_lruvecs, len,
+			 snap->read_end_ms - snap->read_start_ms, d->output ? " written to " : "",
+			 d->output ? d->output : "");
+	}
+	return rc;
+}
+
+static int tick(struct daemon *d)
+{
+	struct lru_snapshot snap;
+	struct lru_aging aging;
+	int64_t start = lru_now_ms();
+	int rc = -1;
+
+	d->stats.ticks_total++;
+	lru_snapshot_init(&snap);
+	aging_settings(&d->aging, &d->cfg, d->jitter_ms, &aging);
+	if (collect_snapshot(&d->collect, &d->cfg, &aging, &snap, &d->stats)) {
+		d->stats.tick_errors_total++;
+		goto out;
+	}
+	d->stats.memcgs = snap.nr_memcgs;
+	d->stats.lruvecs = snap.nr_lruvecs;
+	rc = keep_snapshot(d, &snap);
+	/* kernel writes only after the snapshot is safe: they change what it describes */
+	policy_run(&d->policy, &d->cfg, &snap, &d->stats);
+	aging_run(&d->aging, &d->cfg, &snap, &d->stats);
+	metrics_update(d->metrics, &d->cfg, &snap);
+out:
+	lru_snapshot_release(&snap);
+	d->stats.last_tick_seconds = (lru_now_ms() - start) / 1000.0;
+	spool_stats(d);
+	return rc;
+}
+
+/* ---- configuration -------------------------------------------------------------------- */
+
+static void log_change(void *arg, const char *name, const char *old, const char *new)
+{
+	(*(int *)arg)++;
+	log_info("config: %s: '%s' -> '%s'", name, old, new);
+}
+
+/* Checks of settings against the run mode (interval 0 only for tests). */
+static int check_mode(const struct daemon *d, const struct config *c, struct lru_error *err)
+{
+	if (!c->interval_ms && !d->max_ticks && !d->once)
+		return lru_fail(err, LRU_EINVAL, "interval 0 is only for --once, --output and --ticks");
+	if (d->drain && !c->store[0])
+		return lru_fail(err, LRU_EINVAL, "--drain needs a store (--store URL)");
+	return 0;
+}
+
+/* SIGHUP: build a new config from the same sources; keep the old one if it is invalid. */
+static void reload(struct daemon *d)
+{
+	struct config nc;
+	struct lru_error err;
+	int changes = 0;
+
+	sd_notify("RELOADING=1");
+	if (config_load(&nc, d->config_file, d->config_required, &d->ov, &err) ||
+	    check_mode(d, &nc, &err)) {
+		if (nc.root)
+			config_release(&nc);
+		log_error("reload: %s; keeping the old configuration", err.msg);
+		sd_notify("READY=1");
+		return;
+	}
+	config_diff(&d->cfg, &nc, log_change, &changes);
+	if (!changes)
+		log_info("reload: configuration unchanged");
+	log_set_level(nc.log_level);
+	if (strcmp(nc.spool, d->cfg.spool) || (nc.store[0] && !d->spool)) {
+		struct lru_spool *sp = NULL;
+
+		if (nc.spool[0] && open_spool(d, nc.spool, &sp)) {
+			log_error("reload: keeping spool '%s'", d->cfg.spool);
+			free(nc.spool);
+			nc.spool = strdup(d->cfg.spool);
+		} else {
+			lru_spool_close(d->spool);
+			d->spool = sp;
+		}
+	}
+	if (d->spool)
+		lru_spool_set_limits(d->spool, nc.spool_max_bytes, nc.spool_max_age_ms);
+	if (strcmp(nc.listen, d->cfg.listen) && !d->once && !d->output) {
+		metrics_stop(d->metrics);
+		d->metrics = nc.listen[0] ? metrics_start(&nc) : NULL;
+	}
+	if (nc.store[0] && !d->ship)
+		d->ship = ship_new(stop_pending);
+	if (d->ship)
+		ship_reset(d->ship);
+	if (nc.mlock != d->cfg.mlock)
+		lock_memory(nc.mlock);
+	config_release(&d->cfg);
+	d->cfg = nc;
+	d->jitter_ms = host_phase(&d->cfg);
+	d->next_tick = next_tick_after(d, lru_now_ms());
+	d->next_ship = lru_now_ms();
+	log_info("reload: done (%d settings changed)", changes);
+	sd_notify("READY=1");
+}
+
+static void parse_args(struct daemon *d, int argc, char **argv, bool *print)
+{
+	struct option *opts = config_options(run_opts);
+	struct lru_error err;
+	int opt;
+
+	if (!opts)
+		die_usage("out of memory");
+	d->config_file = DEFAULT_CONFIG;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CONFIG:
+			d->config_file = optarg;
+			d->config_required = true;
+			break;
+		case OPT_ONCE:
+			d->once = true;
+			break;
+		case OPT_OUTPUT:
+			d->output = optarg;
+			d->once = true;
+			break;
+		case OPT_DRAIN:
+			d->drain = true;
+			break;
+		case OPT_PRINT_CONFIG:
+			*print = true;
+			break;
+		case OPT_TICKS: {
+			char *end;
+
+			errno = 0;
+			d->max_ticks = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || !d->max_ticks)
+				die_usage("--ticks '%s' is not a positive number", optarg);
+			break;
+		}
+		case 'h':
+			fputs(usage_head, stdout);
+			config_usage(stdout);
+			fputs(usage_tail, stdout);
+			config_free_options(opts);
+			exit(fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK);
+		case OPT_VERSION:
+			puts("lrugend " LRUGEN_VERSION);
+			config_free_options(opts);
+			exit(fflush(stdout) ? EXIT_FAIL : EXIT_OK);
+		default:
+			if (opt >= CFG_OPT_BASE) {
+				if (config_override(&d->ov, opt, optarg, &err))
+					die_usage("%s", err.msg);
+				break;
+			}
+			config_free_options(opts);
+			die_usage("bad usage (see 'lrugend --help')");
+		}
+	}
+	config_free_options(opts);
+	if (optind < argc)
+		die_usage("unexpected argument '%s' (see 'lrugend --help')", argv[optind]);
+	if (d->drain && (d->once || d->max_ticks))
+		die_usage("--drain takes no tick: it cannot go with --once, --output or --ticks");
+}
+
+/* ---- modes -------------------------------------------------------------------------------- */
+
+/* Send everything spooled (--drain, and the end of --once). */
+static int drain(struct daemon *d, int64_t deadline)
+{
+	int64_t next;
+
+	do
+		next = ship_run(d->ship, &d->cfg, d->spool, deadline, &d->stats);
+	while (next && next <= lru_now_ms() && lru_now_ms() < deadline && !stop_pending());
+	spool_stats(d);
+	if (d->stats.spool_records)
+		log_warn("%" PRIu64 " snapshots are still in the spool", d->stats.spool_records);
+	return d->stats.spool_records ? EXIT_FAIL : EXIT_OK;
+}
+
+static int run_loop(struct daemon *d)
+{
+	struct sample at100 = { 0 }, mid = { 0 }, end;
+	uint64_t done = 0, half = d->max_ticks > 100 ? (100 + d->max_ticks) / 2 : 1;
+
+	d->next_tick = lru_now_ms();
+	for (;;) {
+		int sig;
+
+		if (lru_now_ms() >= d->next_tick) {
+			tick(d);
+			done++;
+			if (done == 100 || (done == 1 && d->max_ticks < 100))
+				sample_now(&at100);
+			if (done == half)
+				sample_now(&mid);
+			d->next_tick = next_tick_after(d, lru_now_ms());
+			d->next_ship = d->ship ? lru_now_ms() : 0;
+		}
+		if (d->ship && d->next_ship && lru_now_ms() >= d->next_ship)
+			d->next_ship = ship_run(d->ship, &d->cfg, d->spool, d->next_tick, &d->stats);
+		spool_stats(d);
+		metrics_set_health(d->metrics, &d->stats);
+		if (d->max_ticks && done >= d->max_ticks)
+			break;
+		sig = wait_signal(d->next_ship && d->next_ship < d->next_tick ? d->next_ship
+									: d->next_tick);
+		if (sig == SIGHUP)
+			reload(d);
+		else if (sig == SIGTERM || sig == SIGINT) {
+			log_info("%s: stopping", strsignal(sig));
+			break;
+		}
+	}
+	if (d->max_ticks) {
+		sample_now(&end);
+		printf("ticks=%" PRIu64 " cpu_s=%.3f cpu_ms_per_tick=%.3f rss_kb_first=%ld "
+		       "rss_kb_mid=%ld rss_kb_end=%ld anon_kb_first=%ld anon_kb_end=%ld file_kb_end=%ld "
+		       "hwm_kb=%ld heap_kb_first=%ld heap_kb_mid=%ld heap_kb_end=%ld\n",
+		       done, end.cpu_s,
+		       done > 100 ? (end.cpu_s - at100.cpu_s) * 1000 / (double)(done - 100)
+				  : end.cpu_s * 1000 / (double)done,
+		       at100.rss_kb, mid.rss_kb, end.rss_kb, at100.anon_kb, end.anon_kb, end.file_kb,
+		       end.hwm_kb, at100.heap_kb, mid.heap_kb, end.heap_kb);
+		if (fflush(stdout))
+			return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d;
+	bool print = false;
+	struct lru_error err;
+	char iv[32], ph[32];
+	int rc = EXIT_OK;
+
+	memset(&d, 0, sizeof(d));
+	parse_args(&d, argc, argv, &print);
+	if (config_load(&d.cfg, d.config_file, d.config_required, &d.ov, &err)) {
+		config_free_overrides(&d.ov);
+		die_usage("%s", err.msg);
+	}
+	if (print) {
+		config_print(&d.cfg, stdout);
+		config_release(&d.cfg);
+		config_free_overrides(&d.ov);
+		return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK;
+	}
+	if (check_mode(&d, &d.cfg, &err)) {
+		config_release(&d.cfg);
+		config_free_overrides(&d.ov);
+		die_usage("%s", err.msg);
+	}
+	log_init(d.cfg.log_level);
+	tune_memory();
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &handled, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+
+	d.jitter_ms = host_phase(&d.cfg);
+	if ((d.cfg.store[0] || d.output) && open_spool(&d, d.cfg.spool, &d.spool)) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (d.cfg.store[0])
+		d.ship = ship_new(stop_pending);
+	if (d.cfg.listen[0] && !d.once && !d.drain && !(d.metrics = metrics_start(&d.cfg))) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	lock_memory(d.cfg.mlock);
+	if (d.drain) {
+		rc = drain(&d, lru_now_ms() + (int64_t)d.cfg.timeout_ms * 4);
+		goto out;
+	}
+	if (d.once) {
+		rc = tick(&d) ? EXIT_FAIL : EXIT_OK;
+		if (!rc && d.ship && !d.output)
+			drain(&d, lru_now_ms() + (int64_t)d.cfg.timeout_ms);
+		goto out;
+	}
+	log_info("lrugend " LRUGEN_VERSION " running: interval %s (phase %s), store %s, metrics %s",
+		 config_fmt_ms(d.cfg.interval_ms, iv, sizeof(iv)),
+		 config_fmt_ms(d.jitter_ms, ph, sizeof(ph)), d.cfg.store[0] ? d.cfg.store : "none",
+		 d.cfg.listen[0] ? d.cfg.listen : "off");
+	sd_notify("READY=1");
+	rc = run_loop(&d);
+	sd_notify("STOPPING=1");
+out:
+	metrics_stop(d.metrics);
+	ship_free(d.ship);
+	lru_spool_close(d.spool);
+	curl_global_cleanup();
+	config_release(&d.cfg);
+	config_free_overrides(&d.ov);
+	return rc;
 }

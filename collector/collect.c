@@ -1,0 +1,77 @@
+/* collect.c - read one HostSnapshot's worth of kernel state. */
+#include "collect.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "lru_select.h"
+#include "lru_sys.h"
+
+void collect_host_name(const struct config *cfg, char *buf, size_t size)
+{
+	if (cfg->host[0]) {
+		snprintf(buf, size, "%s", cfg->host);
+		return;
+	}
+	if (!lru_sys_read_line(cfg->root, LRU_PATH_HOSTNAME, buf, size, NULL) && buf[0])
+		return;
+	if (gethostname(buf, size))
+		snprintf(buf, size, "localhost");
+	buf[size - 1] = '\0';
+}
+
+/* Log a failure to read generations once, until it changes or goes away. */
+static int read_failed(struct collect *c, const struct lru_error *err)
+{
+	if (strcmp(c->last_error, err->msg)) {
+		snprintf(c->last_error, sizeof(c->last_error), "%s", err->msg);
+		log_error("cannot read generations: %s", err->msg);
+	} else {
+		log_debug("cannot read generations: %s", err->msg);
+	}
+	return -1;
+}
+
+int collect_snapshot(struct collect *c, const struct config *cfg, const struct lru_aging *aging,
+		     struct lru_snapshot *snap, struct stats *st)
+{
+	struct lru_select sel = {
+		.include = cfg->include.v, .nr_include = cfg->include.n,
+		.exclude = cfg->exclude.v, .nr_exclude = cfg->exclude.n,
+		.keep_empty = !cfg->skip_empty, .keep_dying = !cfg->skip_dying,
+	};
+	enum lru_source src = cfg->full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS;
+	struct lru_error err;
+	size_t counts[LRU_SEL_NR];
+	char host[256];
+
+	lru_error_clear(&err);
+	if (lru_sys_read_snapshot(cfg->root, src, snap, &err))
+		return read_failed(c, &err);
+	if (c->last_error[0]) {
+		log_info("generations readable again");
+		c->last_error[0] = '\0';
+	}
+	if (lru_sys_read_host(cfg->root, snap, &err) || lru_sys_read_nodes(cfg->root, snap, &err)) {
+		log_error("cannot read host information: %s", err.msg);
+		return -1;
+	}
+	collect_host_name(cfg, host, sizeof(host));
+	if (lru_strdup_into(&snap->host.host, host, &err))
+		return -1;
+	if (!snap->host.boot_id && !c->warned_boot_id) {
+		log_warn("no boot id in %s: snapshots carry an empty one", LRU_PATH_BOOT_ID);
+		c->warned_boot_id = true;
+	}
+	lru_select_apply(&sel, snap, counts);
+	memcpy(st->memcgs_left_out, counts, sizeof(counts));
+	st->kernel_duplicates_total += snap->nr_duplicates;
+	lru_sys_fill_inodes(cfg->root, NULL, snap);
+	if (cfg->memcg_stats)
+		for (size_t i = 0; i < snap->nr_memcgs; i++)
+			lru_sys_read_memcg_stats(cfg->root, &snap->memcgs[i]);
+	snap->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	snap->host.aging = *aging;
+	return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * snapjson.h - a decoded snapshot as JSON, for the test tools (header-only:
+ * every tool is built from its own .c file).
+ *
+ *	{"host", "boot_id", "seq", "kernel", "taken_at_ms", "read_start_ms",
+ *	 "read_end_ms", "birth_error_ms", "page_size", "source", "enabled",
+ *	 "duplicates_dropped", "aging": {...}, "nodes": [...],
+ *	 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node",
+ *	              "generations": [{"seq", "age_ms", "birth_ms", "anon_pages",
+ *	                               "file_pages", "tiers"}]}],
+ *	 "memcg_stats": [{"memcg", "memcg_inode", "anon_bytes", ...}]}
+ */
+#ifndef SNAPJSON_H
+#define SNAPJSON_H
+
+#include <jansson.h>
+
+#include "lru_model.h"
+
+static json_t *snapjson_str(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *snapjson_gen(const struct lru_lruvec *lv, unsigned g)
+{
+	const struct lru_gen *gen = &lv->gens[g];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "seq", json_integer((json_int_t)gen->seq));
+	json_object_set_new(o, "age_ms", json_integer(gen->age_ms));
+	json_object_set_new(o, "birth_ms", json_integer(gen->birth_ms));
+	json_object_set_new(o, "anon_pages", json_integer((json_int_t)gen->pages[LRU_ANON]));
+	json_object_set_new(o, "file_pages", json_integer((json_int_t)gen->pages[LRU_FILE]));
+	json_object_set_new(o, "tiers", json_boolean(lv->full && lv->full->has_tiers[g]));
+	return o;
+}
+
+static json_t *snapjson(const struct lru_snapshot *s)
+{
+	const struct lru_aging *a = &s->host.aging;
+	json_t *o = json_object(), *aging = json_object(), *nodes = json_array();
+	json_t *lvs = json_array(), *stats = json_array();
+
+	json_object_set_new(o, "host", snapjson_str(s->host.host));
+	json_object_set_new(o, "boot_id", snapjson_str(s->host.boot_id));
+	json_object_set_new(o, "seq", json_integer((json_int_t)s->host.seq));
+	json_object_set_new(o, "kernel", snapjson_str(s->host.kernel));
+	json_object_set_new(o, "taken_at_ms",
+			    json_integer(s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2));
+	json_object_set_new(o, "read_start_ms", json_integer(s->read_start_ms));
+	json_object_set_new(o, "read_end_ms", json_integer(s->read_end_ms));
+	json_object_set_new(o, "birth_error_ms", json_integer(s->birth_error_ms));
+	json_object_set_new(o, "page_size", json_integer(s->page_size));
+	json_object_set_new(o, "source", json_integer(s->source));
+	json_object_set_new(o, "enabled", json_integer(s->host.enabled));
+	json_object_set_new(o, "duplicates_dropped", json_integer(s->nr_duplicates));
+	json_object_set_new(aging, "enabled", json_boolean(a->enabled));
+	json_object_set_new(aging, "interval_ms", json_integer(a->interval_ms));
+	json_object_set_new(aging, "jitter_ms", json_integer(a->jitter_ms));
+	json_object_set_new(aging, "can_swap", json_boolean(a->can_swap));
+	json_object_set_new(aging, "force_scan", json_boolean(a->force_scan));
+	json_object_set_new(o, "aging", aging);
+	for (size_t i = 0; i < s->nr_nodes; i++) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "node", json_integer(s->nodes[i].node));
+		json_object_set_new(n, "total_bytes", json_integer((json_int_t)s->nodes[i].total));
+		json_object_set_new(n, "free_bytes", json_integer((json_int_t)s->nodes[i].free));
+		json_array_append_new(nodes, n);
+	}
+	json_object_set_new(o, "nodes", nodes);
+	for (size_t i = 0; i < s->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &s->lruvecs[i];
+		const struct lru_memcg *m = &s->memcgs[lv->memcg];
+		json_t *l = json_object(), *gens = json_array();
+
+		json_object_set_new(l, "memcg", json_string(m->path));
+		json_object_set_new(l, "memcg_id", json_integer((json_int_t)m->id));
+		json_object_set_new(l, "memcg_inode", json_integer((json_int_t)m->ino));
+		json_object_set_new(l, "node", json_integer(lv->node));
+		for (unsigned g = 0; g < lv->nr_gens; g++)
+			json_array_append_new(gens, snapjson_gen(lv, g));
+		json_object_set_new(l, "generations", gens);
+		json_array_append_new(lvs, l);
+	}
+	json_object_set_new(o, "lruvecs", lvs);
+	for (size_t i = 0; i < s->nr_memcgs; i++) {
+		const struct lru_memcg *m = &s->memcgs[i];
+		json_t *st;
+
+		if (!m->has_stats)
+			continue;
+		st = json_object();
+		json_object_set_new(st, "memcg", json_string(m->path));
+		json_object_set_new(st, "memcg_inode", json_integer((json_int_t)m->ino));
+		json_object_set_new(st, "anon_bytes", json_integer((json_int_t)m->stats.anon_bytes));
+		json_object_set_new(st, "file_bytes", json_integer((json_int_t)m->stats.file_bytes));
+		json_object_set_new(st, "refault_anon", json_integer((json_int_t)m->stats.refault_anon));
+		json_object_set_new(st, "refault_file", json_integer((json_int_t)m->stats.refault_file));
+		json_object_set_new(st, "current_bytes", json_integer((json_int_t)m->stats.current_bytes));
+		json_object_set_new(st, "pressure_some_avg10", json_real(m->stats.some_avg10));
+		json_array_append_new(stats, st);
+	}
+	json_object_set_new(o, "memcg_stats", stats);
+	return o;
+}
+
+#endif
