@@ -46,6 +46,7 @@ int cmd_wss(struct cli *cli, int argc, char **argv);
 int cmd_doctor(struct cli *cli, int argc, char **argv);
 int cmd_enable(struct cli *cli, int argc, char **argv);
 int cmd_cmd(struct cli *cli, int argc, char **argv);
+int cmd_fleet(struct cli *cli, int argc, char **argv);
 
 /* "lrugen: <message>" on stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -105,11 +106,11 @@ int cli_load(struct cli *cli, struct lru_snapshot *snap);
 bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet);
 
 /*
- * Write one command (text with newline) to the kernel's lru_gen; one
- * write(2) per command. Returns 0, or sets err with the kernel's errno
- * explained (EINVAL, ERANGE, EPERM...) and returns its lru_err.
+ * Write one command to the kernel's lru_gen (lru_kwrite: one write(2), the
+ * kernel's errno explained). Returns 0 or the lru_err with err set.
  */
-enum lru_err cli_write_cmd(struct cli *cli, const char *text, int *kernel_errno,
+struct lru_cmd;
+enum lru_err cli_write_cmd(struct cli *cli, const struct lru_cmd *cmd, int *kernel_errno,
 			   struct lru_error *err);
 
 /* Parse an unsigned decimal option value; prints an error and returns -1 if bad. */

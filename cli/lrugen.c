@@ -16,6 +16,7 @@ static const struct cli_cmd commands[] = {
 	{ "doctor", cmd_doctor, "check this host for MGLRU, debugfs, cgroup v2, root and swap" },
 	{ "enable", cmd_enable, "turn MGLRU on (lru_gen/enabled)" },
 	{ "cmd", cmd_cmd, "write raw '+'/'-' commands, checked first against a fresh read" },
+	{ "fleet", cmd_fleet, "ask lrugen-store: hosts, cold, rank, wss, timeline, capacity" },
 };
 
 static const char usage_head[] =

@@ -1,0 +1,576 @@
+/* cmd-fleet.c - lrugen fleet: ask lrugen-store the fleet questions (hosts cold rank wss timeline capacity). */
+#include "cli.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lru_buf.h"
+#include "lru_units.h"
+
+static const char usage[] =
+	"usage: lrugen fleet COMMAND [--store URL] [--token-file FILE] [--json] [OPTIONS]\n"
+	"\n"
+	"Ask an lrugen-store about every host that sends it snapshots.\n"
+	"\n"
+	"commands:\n"
+	"  hosts       hosts: last seen, kernel, memory, lruvecs\n"
+	"  cold        cold and hot bytes at each host's latest snapshot\n"
+	"              [--threshold DUR] [--by host|node|memcg] [--memcg-glob G] [--limit N]\n"
+	"  rank        where a job of SIZE can land: free plus cold memory, best first\n"
+	"              --need SIZE [--threshold DUR] [--per-node] [--limit N]\n"
+	"  wss         working set per job (memcg path) over a window: p50/p95/p99/max\n"
+	"              --memcg-glob G [--window DUR] [--percentile P] [--threshold DUR]\n"
+	"  timeline    one host's generations on one wall-clock axis\n"
+	"              --host H [--memcg G] [--since DUR]\n"
+	"  capacity    fleet totals: memory, hot and cold per threshold\n"
+	"              [--thresholds 2m,10m,1h]\n"
+	"\n"
+	"  --store URL        the store (default $LRUGEN_STORE or http://127.0.0.1:7070)\n"
+	"  --token-file FILE  a read token (default $LRUGEN_TOKEN)\n"
+	"  --ca-file FILE     CA certificates for an https:// store\n"
+	"  --json             print the store's JSON document unchanged\n"
+	"\n"
+	"Thresholds (default 2m): memory idle longer is cold. The store precomputes\n"
+	"1m 2m 5m 10m 30m 1h 6h 24h; another threshold uses the next larger one\n"
+	"(reported as 'effective'), so cold is never overstated.\n"
+	"Exit codes: 2 bad options or nothing matches, 3 store unreachable or token\n"
+	"refused, 1 other failures.\n";
+
+enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_NR };
+
+static const char *const cmd_names[F_NR] = {
+	"hosts", "cold", "rank", "wss", "timeline", "capacity",
+};
+
+enum fleet_opt {
+	O_STORE = 0x2000, O_TOKEN_FILE, O_CA_FILE, O_THRESHOLD, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
+	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS,
+};
+
+/* which command takes which option (query parameter name) */
+static const struct fleet_param {
+	int opt;
+	const char *param;
+	unsigned cmds;		/* bit per enum fleet_cmd */
+} params[] = {
+	{ O_THRESHOLD, "threshold", 1u << F_COLD | 1u << F_RANK | 1u << F_WSS },
+	{ O_BY, "by", 1u << F_COLD },
+	{ O_MEMCG_GLOB, "memcg_glob", 1u << F_COLD | 1u << F_WSS },
+	{ O_LIMIT, "limit", 1u << F_COLD | 1u << F_RANK },
+	{ O_NEED, "need", 1u << F_RANK },
+	{ O_PER_NODE, "per_node", 1u << F_RANK },
+	{ O_WINDOW, "window", 1u << F_WSS },
+	{ O_PERCENTILE, "percentile", 1u << F_WSS },
+	{ O_HOST, "host", 1u << F_TIMELINE },
+	{ O_MEMCG, "memcg", 1u << F_TIMELINE },
+	{ O_SINCE, "since", 1u << F_TIMELINE },
+	{ O_THRESHOLDS, "thresholds", 1u << F_CAPACITY },
+};
+#define NR_PARAMS (sizeof(params) / sizeof(params[0]))
+
+struct fleet {
+	const char *store, *token_file, *ca_file;
+	const char *value[NR_PARAMS];
+	char *token;
+	struct lru_buf body;
+};
+
+static const char *value_of(const struct fleet *f, int opt)
+{
+	for (size_t i = 0; i < NR_PARAMS; i++)
+		if (params[i].opt == opt)
+			return f->value[i];
+	return NULL;
+}
+
+/* ---- talking to the store ----------------------------------------------------- */
+
+static size_t on_body(char *buf, size_t size, size_t n, void *arg)
+{
+	return lru_buf_append(arg, buf, size * n, NULL) ? 0 : size * n;
+}
+
+static int read_token(struct fleet *f)
+{
+	const char *env = getenv("LRUGEN_TOKEN");
+	char buf[4096];
+	FILE *fp;
+	size_t n;
+
+	if (!f->token_file) {
+		f->token = env && *env ? strdup(env) : NULL;
+		return 0;
+	}
+	fp = fopen(f->token_file, "r");
+	if (!fp) {
+		cli_err("cannot read token file '%s': %s", f->token_file, strerror(errno));
+		return CLI_ENV;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	f->token = strdup(buf);
+	memset(buf, 0, sizeof(buf));
+	return 0;
+}
+
+/* The error message of a JSON error document, or the body itself. */
+static const char *error_of(const struct lru_buf *body, char *buf, size_t size)
+{
+	json_t *doc = json_loadb((const char *)body->data, body->len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(doc, "error"));
+
+	snprintf(buf, size, "%.*s", msg ? 400 : (int)(body->len < 200 ? body->len : 200),
+		 msg ? msg : (const char *)body->data);
+	json_decref(doc);
+	return buf;
+}
+
+/* GET PATH?params into f->body; an exit code with a one-line error. */
+static int get(struct fleet *f, enum fleet_cmd cmd)
+{
+	struct lru_buf url;
+	struct curl_slist *hdrs = NULL;
+	char auth[4200], curl_err[CURL_ERROR_SIZE] = "", msg[512];
+	size_t base = strlen(f->store);
+	long status = 0;
+	bool first = true;
+	CURLcode cc;
+	CURL *c;
+	int rc = CLI_OK;
+
+	while (base && f->store[base - 1] == '/')
+		base--;
+	c = curl_easy_init();
+	lru_buf_init(&url);
+	if (!c || lru_buf_append(&url, f->store, base, NULL) ||
+	    lru_buf_append(&url, "/v1/", 4, NULL) ||
+	    lru_buf_append(&url, cmd_names[cmd], strlen(cmd_names[cmd]), NULL)) {
+		cli_err("out of memory");
+		rc = CLI_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < NR_PARAMS; i++) {
+		char *esc;
+
+		if (!f->value[i])
+			continue;
+		esc = curl_easy_escape(c, f->value[i], 0);
+		if (!esc || lru_buf_append(&url, first ? "?" : "&", 1, NULL) ||
+		    lru_buf_append(&url, params[i].param, strlen(params[i].param), NULL) ||
+		    lru_buf_append(&url, "=", 1, NULL) || lru_buf_append(&url, esc, strlen(esc), NULL)) {
+			curl_free(esc);
+			cli_err("out of memory");
+			rc = CLI_FAIL;
+			goto out;
+		}
+		curl_free(esc);
+		first = false;
+	}
+	if (lru_buf_append(&url, "", 1, NULL)) {
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if (f->token) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", f->token);
+		hdrs = curl_slist_append(hdrs, auth);
+		memset(auth, 0, sizeof(auth));
+	}
+	curl_easy_setopt(c, CURLOPT_URL, (char *)url.data);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "lrugen/" LRUGEN_VERSION);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f->body);
+	if (f->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, f->ca_file);
+	cc = curl_easy_perform(c);
+	curl_slist_free_all(hdrs);
+	if (cc != CURLE_OK) {
+		cli_err("store unreachable at '%.*s': %s", (int)base, f->store,
+			cc == CURLE_COULDNT_CONNECT ? "connection refused"
+			: curl_err[0] ? curl_err : curl_easy_strerror(cc));
+		rc = CLI_ENV;
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	lru_buf_append(&f->body, "", 1, NULL);	/* NUL-terminated, not counted */
+	f->body.len--;
+	if (status == 200)
+		goto out;
+	if (status == 401) {
+		cli_err("the store refused the token (HTTP 401): pass a read token with "
+			"--token-file or LRUGEN_TOKEN");
+		rc = CLI_ENV;
+	} else if (status == 403) {
+		cli_err("the token may not read the store (HTTP 403): use a read or admin token");
+		rc = CLI_ENV;
+	} else if (status == 400 || status == 404) {
+		cli_err("%s", error_of(&f->body, msg, sizeof(msg)));
+		rc = CLI_USAGE;
+	} else {
+		cli_err("the store answered HTTP %ld: %s", status, error_of(&f->body, msg, sizeof(msg)));
+		rc = CLI_FAIL;
+	}
+out:
+	lru_buf_release(&url);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+/* ---- tables ----------------------------------------------------------------------- */
+
+static uint64_t u64_of(json_t *o, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(o, key));
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static const char *bytes(json_t *o, const char *key, char *buf)
+{
+	return lru_fmt_bytes(u64_of(o, key), buf, 32);
+}
+
+static const char *ago(int64_t now, json_t *o, const char *key, char *buf)
+{
+	json_t *v = json_object_get(o, key);
+	int64_t t = json_integer_value(v);
+
+	if (!json_is_integer(v))
+		return "never";
+	lru_fmt_duration(now > t ? (uint64_t)(now - t) : 0, buf, 32);
+	strcat(buf, " ago");
+	return buf;
+}
+
+static void print_threshold(json_t *doc)
+{
+	char a[32], b[32];
+	uint64_t t = u64_of(doc, "threshold_ms"), e = u64_of(doc, "effective_threshold_ms");
+
+	if (t == e)
+		printf("threshold %s: memory idle longer than that is cold\n\n",
+		       lru_fmt_duration(t, a, sizeof(a)));
+	else
+		printf("threshold %s (effective %s, the next precomputed one): memory idle longer "
+		       "is cold\n\n", lru_fmt_duration(t, a, sizeof(a)), lru_fmt_duration(e, b, sizeof(b)));
+}
+
+static void print_hosts(json_t *doc)
+{
+	int64_t now = json_integer_value(json_object_get(doc, "now_ms"));
+	json_t *rows = json_object_get(doc, "hosts"), *r;
+	char b[4][32];
+	size_t i;
+
+	printf("%-24s %-12s %-22s %10s %10s %8s %7s\n", "HOST", "LAST SEEN", "KERNEL", "MEMORY",
+	       "FREE", "LRUVECS", "MEMCGS");
+	json_array_foreach(rows, i, r)
+		printf("%-24s %-12s %-22s %10s %10s %8" PRIu64 " %7" PRIu64 "\n", str_of(r, "host"),
+		       ago(now, r, "last_seen_ms", b[0]), str_of(r, "kernel"),
+		       bytes(r, "mem_total_bytes", b[1]), bytes(r, "mem_free_bytes", b[2]),
+		       u64_of(r, "lruvecs"), u64_of(r, "memcgs"));
+	printf("%zu hosts\n", json_array_size(rows));
+}
+
+static void print_cold(json_t *doc)
+{
+	const char *by = str_of(doc, "by");
+	json_t *rows = json_object_get(doc, "rows"), *r, *tot = json_object_get(doc, "total");
+	char b[4][32], key[320];
+	size_t i;
+
+	print_threshold(doc);
+	printf("%-40s %10s %10s %6s %10s\n", !strcmp(by, "node") ? "HOST:NODE"
+					     : !strcmp(by, "memcg") ? "HOST MEMCG" : "HOST",
+	       "HOT", "COLD", "COLD%", "TOTAL");
+	json_array_foreach(rows, i, r) {
+		uint64_t total = u64_of(r, "total_bytes");
+
+		if (!strcmp(by, "node"))
+			snprintf(key, sizeof(key), "%s:%" PRIu64, str_of(r, "host"), u64_of(r, "node"));
+		else if (!strcmp(by, "memcg"))
+			snprintf(key, sizeof(key), "%s %s", str_of(r, "host"), str_of(r, "memcg"));
+		else
+			snprintf(key, sizeof(key), "%s", str_of(r, "host"));
+		printf("%-40s %10s %10s %5.0f%% %10s\n", key, bytes(r, "hot_bytes", b[0]),
+		       bytes(r, "cold_bytes", b[1]),
+		       total ? 100.0 * (double)u64_of(r, "cold_bytes") / (double)total : 0.0,
+		       bytes(r, "total_bytes", b[2]));
+	}
+	printf("%-40s %10s %10s %6s %10s\n", "TOTAL", bytes(tot, "hot_bytes", b[0]),
+	       bytes(tot, "cold_bytes", b[1]), "", bytes(tot, "total_bytes", b[2]));
+	if (json_is_true(json_object_get(doc, "truncated")))
+		printf("(the %zu rows with the most cold memory of %" PRIu64 "; --limit 0 shows all)\n",
+		       json_array_size(rows), u64_of(doc, "rows_total"));
+}
+
+static void print_rank(json_t *doc)
+{
+	bool per_node = json_is_true(json_object_get(doc, "per_node"));
+	json_t *rows = json_object_get(doc, "rows"), *r;
+	char b[6][32], key[320];
+	size_t i;
+
+	print_threshold(doc);
+	printf("%4s %-32s %10s %10s %10s %10s %10s\n", "RANK", per_node ? "HOST:NODE" : "HOST",
+	       "OFFER", "FREE", "COLD", "FROM FREE", "FROM COLD");
+	json_array_foreach(rows, i, r) {
+		if (per_node)
+			snprintf(key, sizeof(key), "%s:%" PRIu64, str_of(r, "host"), u64_of(r, "node"));
+		else
+			snprintf(key, sizeof(key), "%s", str_of(r, "host"));
+		printf("%4" PRIu64 " %-32s %10s %10s %10s %10s %10s\n", u64_of(r, "rank"), key,
+		       bytes(r, "offer_bytes", b[0]), bytes(r, "free_bytes", b[1]),
+		       bytes(r, "cold_bytes", b[2]), bytes(r, "from_free_bytes", b[3]),
+		       bytes(r, "from_cold_bytes", b[4]));
+	}
+	printf("%" PRIu64 " %s can take %s (free plus memory cold at the threshold)%s\n",
+	       u64_of(doc, "candidates"), per_node ? "nodes" : "hosts", bytes(doc, "need_bytes", b[0]),
+	       u64_of(doc, "candidates") > json_array_size(rows) ? "; the best are listed" : "");
+}
+
+static void print_wss_row(json_t *r, const char *name)
+{
+	char b[5][32];
+
+	printf("%-40s %8" PRIu64 " %10s %10s %10s %10s %10s\n", name, u64_of(r, "samples"),
+	       bytes(r, "p50_bytes", b[0]), bytes(r, "p95_bytes", b[1]), bytes(r, "p99_bytes", b[2]),
+	       bytes(r, "max_bytes", b[3]), bytes(r, "recommended_bytes", b[4]));
+}
+
+static void print_wss(json_t *doc)
+{
+	json_t *rows = json_object_get(doc, "jobs"), *r;
+	char b[32], head[32];
+	size_t i;
+
+	print_threshold(doc);
+	printf("working set (hot bytes per host and snapshot) over %s\n",
+	       lru_fmt_duration(u64_of(doc, "window_ms"), b, sizeof(b)));
+	snprintf(head, sizeof(head), "P%g", json_number_value(json_object_get(doc, "percentile")));
+	printf("%-40s %8s %10s %10s %10s %10s %10s\n", "MEMCG", "SAMPLES", "P50", "P95", "P99", "MAX",
+	       head);
+	json_array_foreach(rows, i, r)
+		print_wss_row(r, str_of(r, "memcg"));
+	if (json_array_size(rows) > 1)
+		print_wss_row(json_object_get(doc, "all"), "ALL (pooled)");
+	printf("the last column is a memory limit recommendation (--percentile); percentiles are\n"
+	       "upper bounds within 6.25%%\n");
+}
+
+static void print_timeline(json_t *doc)
+{
+	json_t *lvs = json_object_get(doc, "lruvecs"), *lv, *p;
+	char b[5][32];
+	size_t i, j;
+
+	printf("host %s: %zu snapshots, %" PRIu64 " generation points\n", str_of(doc, "host"),
+	       json_array_size(json_object_get(doc, "snapshots")), u64_of(doc, "points"));
+	json_array_foreach(lvs, i, lv) {
+		printf("\n%s node %" PRIu64 " (inode %" PRIu64 ")\n", str_of(lv, "memcg"),
+		       u64_of(lv, "node"), u64_of(lv, "memcg_inode"));
+		printf("  %-12s %8s %-12s %10s %10s %10s\n", "TAKEN", "GEN", "BORN", "AGE", "ANON", "FILE");
+		json_array_foreach(json_object_get(lv, "points"), j, p) {
+			int64_t taken = json_integer_value(json_array_get(p, 0));
+			int64_t birth = json_integer_value(json_array_get(p, 2));
+
+			printf("  %-12s %8" JSON_INTEGER_FORMAT " %-12s %10s %10s %10s\n",
+			       cli_fmt_clock(taken, b[0], 32), json_integer_value(json_array_get(p, 1)),
+			       cli_fmt_clock(birth, b[1], 32),
+			       lru_fmt_duration(taken > birth ? (uint64_t)(taken - birth) : 0, b[2], 32),
+			       lru_fmt_bytes((uint64_t)json_integer_value(json_array_get(p, 3)), b[3], 32),
+			       lru_fmt_bytes((uint64_t)json_integer_value(json_array_get(p, 4)), b[4], 32));
+		}
+	}
+	if (json_is_true(json_object_get(doc, "truncated")))
+		printf("(truncated: narrow --since or --memcg)\n");
+}
+
+static void print_capacity(json_t *doc)
+{
+	json_t *rows = json_object_get(doc, "thresholds"), *r;
+	char b[4][32];
+	size_t i;
+
+	printf("%" PRIu64 " hosts: memory %s, free %s, in MGLRU generations %s\n\n",
+	       u64_of(doc, "hosts"), bytes(doc, "mem_total_bytes", b[0]),
+	       bytes(doc, "mem_free_bytes", b[1]), bytes(doc, "in_generations_bytes", b[2]));
+	printf("%-10s %-10s %12s %12s %6s\n", "THRESHOLD", "EFFECTIVE", "HOT", "COLD", "COLD%");
+	json_array_foreach(rows, i, r)
+		printf("%-10s %-10s %12s %12s %5.0f%%\n",
+		       lru_fmt_duration(u64_of(r, "threshold_ms"), b[0], 32),
+		       lru_fmt_duration(u64_of(r, "effective_threshold_ms"), b[1], 32),
+		       bytes(r, "hot_bytes", b[2]), bytes(r, "cold_bytes", b[3]),
+		       100.0 * json_number_value(json_object_get(r, "cold_fraction")));
+}
+
+static void (*const printers[F_NR])(json_t *doc) = {
+	print_hosts, print_cold, print_rank, print_wss, print_timeline, print_capacity,
+};
+
+/* ---- the command ------------------------------------------------------------------- */
+
+/* Check a value before the store sees it: one clear line instead of an HTTP 400. */
+static int check_value(int opt, const char *v)
+{
+	struct lru_error err;
+	uint64_t x;
+
+	switch (opt) {
+	case O_THRESHOLD:
+	case O_WINDOW:
+	case O_SINCE:
+		if (lru_parse_duration_ms(v, &x, &err)) {
+			cli_err("%s", err.msg);
+			return -1;
+		}
+		return 0;
+	case O_NEED:
+		if (lru_parse_size(v, &x, &err)) {
+			cli_err("--need: %s", err.msg);
+			return -1;
+		}
+		return 0;
+	case O_LIMIT:
+		return cli_parse_u64("--limit", v, &x);
+	case O_BY:
+		if (strcmp(v, "host") && strcmp(v, "node") && strcmp(v, "memcg")) {
+			cli_err("--by takes host, node or memcg, not '%s'", v);
+			return -1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int cmd_fleet(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "store", required_argument, NULL, O_STORE },
+		{ "token-file", required_argument, NULL, O_TOKEN_FILE },
+		{ "ca-file", required_argument, NULL, O_CA_FILE },
+		{ "threshold", required_argument, NULL, O_THRESHOLD },
+		{ "by", required_argument, NULL, O_BY },
+		{ "memcg-glob", required_argument, NULL, O_MEMCG_GLOB },
+		{ "limit", required_argument, NULL, O_LIMIT },
+		{ "need", required_argument, NULL, O_NEED },
+		{ "per-node", no_argument, NULL, O_PER_NODE },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "percentile", required_argument, NULL, O_PERCENTILE },
+		{ "host", required_argument, NULL, O_HOST },
+		{ "memcg", required_argument, NULL, O_MEMCG },
+		{ "since", required_argument, NULL, O_SINCE },
+		{ "thresholds", required_argument, NULL, O_THRESHOLDS },
+		CLI_COMMON_OPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fleet f = { 0 };
+	int cmd = -1, opt, rc;
+	json_t *doc;
+
+	f.store = getenv("LRUGEN_STORE");
+	if (!f.store || !*f.store)
+		f.store = "http://127.0.0.1:7070";
+	/* "+": stop at the command; the same options are parsed again after it */
+	for (int pass = 0; pass < 2; pass++) {
+		while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+			size_t i;
+
+			switch (opt) {
+			case O_STORE:
+				f.store = optarg;
+				continue;
+			case O_TOKEN_FILE:
+				f.token_file = optarg;
+				continue;
+			case O_CA_FILE:
+				f.ca_file = optarg;
+				continue;
+			}
+			for (i = 0; i < NR_PARAMS && params[i].opt != opt; i++)
+				;
+			if (i < NR_PARAMS) {
+				if (cmd < 0 || !(params[i].cmds & (1u << cmd))) {
+					cli_err("fleet %s: option '%s' does not apply (see 'lrugen fleet -h')",
+						cmd < 0 ? "" : cmd_names[cmd], argv[optind - 1]);
+					return CLI_USAGE;
+				}
+				if (check_value(opt, optarg ? optarg : ""))
+					return CLI_USAGE;
+				f.value[i] = opt == O_PER_NODE ? "1" : optarg;
+				continue;
+			}
+			rc = cli_common_opt(cli, NULL, opt, usage);
+			if (rc >= 0)
+				return rc;
+		}
+		if (pass)
+			break;
+		if (optind >= argc) {
+			cli_err("fleet: which command? hosts, cold, rank, wss, timeline or capacity");
+			return cli_usage(usage, true);
+		}
+		for (int c = 0; c < F_NR; c++)
+			if (!strcmp(argv[optind], cmd_names[c]))
+				cmd = c;
+		if (cmd < 0) {
+			cli_err("fleet: '%s' is not a command (hosts, cold, rank, wss, timeline, capacity)",
+				argv[optind]);
+			return CLI_USAGE;
+		}
+		argc -= optind;
+		argv += optind;
+		optind = 1;
+	}
+	if (optind < argc) {
+		cli_err("fleet %s: unexpected argument '%s'", cmd_names[cmd], argv[optind]);
+		return CLI_USAGE;
+	}
+	if ((cmd == F_RANK && !value_of(&f, O_NEED)) || (cmd == F_WSS && !value_of(&f, O_MEMCG_GLOB)) ||
+	    (cmd == F_TIMELINE && !value_of(&f, O_HOST))) {
+		cli_err("fleet %s needs %s", cmd_names[cmd],
+			cmd == F_RANK ? "--need SIZE" : cmd == F_WSS ? "--memcg-glob G" : "--host H");
+		return CLI_USAGE;
+	}
+	rc = read_token(&f);
+	if (!rc)
+		rc = get(&f, (enum fleet_cmd)cmd);
+	if (!rc && cli->json) {
+		if (fwrite(f.body.data, 1, f.body.len, stdout) != f.body.len ||
+		    (f.body.len && f.body.data[f.body.len - 1] != '\n' && putchar('\n') == EOF))
+			rc = CLI_FAIL;
+	} else if (!rc) {
+		doc = json_loadb((const char *)f.body.data, f.body.len, 0, NULL);
+		if (!doc) {
+			cli_err("the store's answer is not JSON");
+			rc = CLI_FAIL;
+		} else {
+			printers[cmd](doc);
+			json_decref(doc);
+		}
+	}
+	if (f.token) {
+		memset(f.token, 0, strlen(f.token));
+		free(f.token);
+	}
+	lru_buf_release(&f.body);
+	return rc;
+}

@@ -1,0 +1,437 @@
+/* config.c - the settings table and everything generated from it. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "lru_units.h"
+
+enum cfg_type { CFG_STRING, CFG_INT, CFG_SIZE, CFG_DURATION, CFG_BOOL, CFG_ENUM };
+
+struct cfg_def {
+	const char *name;
+	enum cfg_type type;
+	size_t off;
+	const char *def;
+	int64_t min, max;
+	const char *arg;
+	const char *help;
+	const char *const *choices;	/* CFG_ENUM */
+};
+
+#define F(field) offsetof(struct store_config, field)
+#define SEC 1000LL
+#define MIN (60 * SEC)
+#define HOUR (60 * MIN)
+#define DAY (24 * HOUR)
+
+static const char *const sync_names[] = { "normal", "full", NULL };
+static const char *const level_names[] = { "debug", "info", "warning", "error", NULL };
+
+static const struct cfg_def defs[] = {
+	{ "db", CFG_STRING, F(db), "", 0, 0, "FILE",
+	  "sqlite database file, created with its schema when missing", NULL },
+	{ "listen", CFG_STRING, F(listen), "127.0.0.1:7070", 0, 0, "ADDR:PORT",
+	  "address to serve HTTP on (port 0: any free port, logged)", NULL },
+	{ "threads", CFG_INT, F(threads), "4", 1, 64, "N",
+	  "HTTP worker threads (libmicrohttpd thread pool)", NULL },
+	{ "tls-cert", CFG_STRING, F(tls_cert), "", 0, 0, "FILE",
+	  "PEM certificate: serve HTTPS (with tls-key)", NULL },
+	{ "tls-key", CFG_STRING, F(tls_key), "", 0, 0, "FILE", "PEM private key of tls-cert", NULL },
+	{ "max-body", CFG_SIZE, F(max_body), "16M", 4096, 1LL << 30, "SIZE",
+	  "largest request body, before and after gzip decompression (413 past it)", NULL },
+	{ "queue-max", CFG_INT, F(queue_max), "20000", 1, 10000000, "N",
+	  "snapshots waiting for the writer at most (503 past it: the collector retries)", NULL },
+	{ "batch-max", CFG_INT, F(batch_max), "2000", 1, 1000000, "N",
+	  "snapshots committed in one transaction at most (group commit)", NULL },
+	{ "sync", CFG_ENUM, F(sync), "full", 0, 0, "MODE",
+	  "full: fsync the WAL at each commit (acknowledged snapshots survive power loss); "
+	  "normal: not (they survive a crash or kill -9 of the store, not of the machine)",
+	  sync_names },
+	{ "cache", CFG_SIZE, F(cache_bytes), "256M", 1 << 20, 1LL << 40, "SIZE",
+	  "sqlite page cache of the writer", NULL },
+	{ "raw-retention", CFG_DURATION, F(raw_retention_ms), "2d", HOUR, 3650 * DAY, "DUR",
+	  "keep raw snapshots (every generation) this long; hourly rollups stay longer", NULL },
+	{ "rollup-retention", CFG_DURATION, F(rollup_retention_ms), "400d", DAY, 36500 * DAY, "DUR",
+	  "keep hourly working-set rollups this long", NULL },
+	{ "rollup-flush", CFG_DURATION, F(rollup_flush_ms), "1m", SEC, HOUR, "DUR",
+	  "write the in-memory hourly rollups to the database this often", NULL },
+	{ "maintenance-interval", CFG_DURATION, F(maintenance_ms), "1m", SEC, DAY, "DUR",
+	  "look for expired snapshots and rollups this often", NULL },
+	{ "stale-after", CFG_DURATION, F(stale_after_ms), "10m", 0, 365 * DAY, "DUR",
+	  "rank leaves out hosts whose latest snapshot is older than this (0: never)", NULL },
+	{ "log-level", CFG_ENUM, F(log_level), "info", 0, 0, "LEVEL",
+	  "least important log lines written", level_names },
+	{ "insecure-no-auth", CFG_BOOL, F(insecure_no_auth), "false", 0, 0, NULL,
+	  "accept every request without a token (local demos only: anyone who reaches the "
+	  "port can write and read)", NULL },
+};
+
+#define NR_DEFS (sizeof(defs) / sizeof(defs[0]))
+
+static const struct {
+	const char *name;
+	enum token_role role;
+} token_kinds[] = {
+	{ "ingest-token", ROLE_INGEST }, { "read-token", ROLE_READ }, { "admin-token", ROLE_ADMIN },
+};
+
+/* "tls_cert" and "tls-cert" are the same name */
+static bool same_name(const char *a, const char *b, size_t blen)
+{
+	size_t i;
+
+	for (i = 0; i < blen && a[i]; i++)
+		if (a[i] != b[i] && !((a[i] == '-' && b[i] == '_') || (a[i] == '_' && b[i] == '-')))
+			return false;
+	return i == blen && !a[i];
+}
+
+static const struct cfg_def *find_def(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NR_DEFS; i++)
+		if (same_name(defs[i].name, name, len))
+			return &defs[i];
+	return NULL;
+}
+
+static int set_value(struct store_config *cfg, const struct cfg_def *d, const char *s,
+		     char *errbuf, size_t size)
+{
+	void *p = (char *)cfg + d->off;
+	struct lru_error err;
+	uint64_t u;
+	char *end;
+
+	switch (d->type) {
+	case CFG_STRING: {
+		char *copy = strdup(s);
+
+		if (!copy)
+			return errorf(errbuf, size, "out of memory");
+		free(*(char **)p);
+		*(char **)p = copy;
+		return 0;
+	}
+	case CFG_INT: {
+		long long v;
+
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (errno || end == s || *end)
+			return errorf(errbuf, size, "'%s' takes a whole number, not '%s'", d->name, s);
+		if (v < d->min || v > d->max)
+			return errorf(errbuf, size, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
+				    d->name, d->min, d->max);
+		*(int64_t *)p = v;
+		return 0;
+	}
+	case CFG_SIZE:
+	case CFG_DURATION:
+		if ((d->type == CFG_SIZE ? lru_parse_size(s, &u, &err)
+					 : lru_parse_duration_ms(s, &u, &err)))
+			return errorf(errbuf, size, "'%s': %s", d->name, err.msg);
+		if (u < (uint64_t)d->min || u > (uint64_t)d->max)
+			return errorf(errbuf, size, "'%s' %s is out of range", d->name, s);
+		*(uint64_t *)p = u;
+		return 0;
+	case CFG_BOOL:
+		if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1"))
+			*(bool *)p = true;
+		else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0"))
+			*(bool *)p = false;
+		else
+			return errorf(errbuf, size, "'%s' takes true or false, not '%s'", d->name, s);
+		return 0;
+	case CFG_ENUM: {
+		char all[128] = "";
+
+		for (int i = 0; d->choices[i]; i++) {
+			if (!strcasecmp(s, d->choices[i])) {
+				*(int *)p = i;
+				return 0;
+			}
+			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "|" : "",
+				 d->choices[i]);
+		}
+		return errorf(errbuf, size, "'%s' takes %s, not '%s'", d->name, all, s);
+	}
+	}
+	return errorf(errbuf, size, "'%s': unknown type", d->name);
+}
+
+static int parse_hex(const char *s, size_t len, uint8_t *out)
+{
+	if (len != 64)
+		return -1;
+	for (size_t i = 0; i < 32; i++) {
+		int hi = isxdigit((unsigned char)s[2 * i]), lo = isxdigit((unsigned char)s[2 * i + 1]);
+		char byte[3] = { s[2 * i], s[2 * i + 1], 0 };
+
+		if (!hi || !lo)
+			return -1;
+		out[i] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	return 0;
+}
+
+/* "HASH [host=NAME]" after a token keyword */
+static int add_token(struct store_token **tokens, size_t *nr, enum token_role role, char *rest,
+		     char *errbuf, size_t size)
+{
+	char *save = NULL, *hash = strtok_r(rest, " \t", &save), *opt;
+	struct store_token t = { .role = role }, *v;
+	bool have_host = false;
+
+	if (!hash || parse_hex(hash, strlen(hash), t.hash))
+		return errorf(errbuf, size, "a token line needs the token's SHA-256 in hex "
+			    "(64 characters; 'lrugen-store --hash-token' prints it)");
+	while ((opt = strtok_r(NULL, " \t", &save))) {
+		if (role != ROLE_INGEST || strncmp(opt, "host=", 5) || !opt[5] || have_host) {
+			free(t.host);
+			return errorf(errbuf, size, "unexpected '%s' on a token line (only ingest tokens "
+				    "take one host=NAME or host=*)", opt);
+		}
+		have_host = true;
+		if (strcmp(opt + 5, "*") && !(t.host = strdup(opt + 5)))
+			return errorf(errbuf, size, "out of memory");
+	}
+	if (role == ROLE_INGEST && !have_host)
+		return errorf(errbuf, size, "an ingest token needs host=NAME (or host=* for any host)");
+	v = realloc(*tokens, (*nr + 1) * sizeof(*v));
+	if (!v) {
+		free(t.host);
+		return errorf(errbuf, size, "out of memory");
+	}
+	v[(*nr)++] = t;
+	*tokens = v;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+/*
+ * Read a config file: settings into cfg (when not NULL) and token lines
+ * into tokens.
+ */
+static int read_file(const char *file, struct store_config *cfg, struct store_token **tokens,
+		     size_t *nr, char *errbuf, size_t size)
+{
+	char line[4096], msg[512];
+	FILE *f = fopen(file, "r");
+	int lineno = 0, rc = 0;
+
+	if (!f)
+		return errorf(errbuf, size, "cannot read config '%s': %s", file, strerror(errno));
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *s, *name, *value;
+		size_t len;
+		bool is_token = false;
+
+		lineno++;
+		s = line + strcspn(line, "#");
+		*s = '\0';
+		s = trim(line);
+		if (!*s)
+			continue;
+		name = s;
+		len = strcspn(s, " \t=");
+		value = s + len;
+		value += strspn(value, " \t");
+		if (*value == '=')
+			value = trim(value + 1);
+		for (size_t i = 0; i < sizeof(token_kinds) / sizeof(token_kinds[0]); i++) {
+			if (same_name(token_kinds[i].name, name, len)) {
+				is_token = true;
+				rc = add_token(tokens, nr, token_kinds[i].role, value, msg, sizeof(msg));
+			}
+		}
+		if (!is_token && cfg) {
+			const struct cfg_def *d = find_def(name, len);
+
+			if (!d)
+				rc = errorf(msg, sizeof(msg), "unknown setting '%.*s'", (int)len, name);
+			else
+				rc = set_value(cfg, d, value, msg, sizeof(msg));
+		}
+		if (rc)
+			errorf(errbuf, size, "config '%s' line %d: %s", file, lineno, msg);
+	}
+	if (!rc && ferror(f))
+		rc = errorf(errbuf, size, "cannot read config '%s'", file);
+	fclose(f);
+	return rc;
+}
+
+int config_load_tokens(const char *file, struct store_token **tokens, size_t *nr,
+		       char *errbuf, size_t size)
+{
+	*tokens = NULL;
+	*nr = 0;
+	if (read_file(file, NULL, tokens, nr, errbuf, size)) {
+		config_free_tokens(*tokens, *nr);
+		*tokens = NULL;
+		*nr = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void config_free_tokens(struct store_token *tokens, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(tokens[i].host);
+	free(tokens);
+}
+
+#define OPT_CONFIG 1000
+#define OPT_MIGRATE 1001
+#define OPT_HASH 1002
+#define OPT_VERSION 1003
+#define OPT_SETTING 2000
+
+int config_load(struct store_config *cfg, int argc, char **argv, enum config_action *action,
+		char *errbuf, size_t size)
+{
+	struct option opts[NR_DEFS + 6];
+	size_t i;
+	int opt, pass;
+
+	memset(cfg, 0, sizeof(*cfg));
+	*action = RUN_SERVER;
+	for (i = 0; i < NR_DEFS; i++) {
+		if (set_value(cfg, &defs[i], defs[i].def, errbuf, size))
+			return -1;
+		opts[i] = (struct option){ defs[i].name,
+					   defs[i].type == CFG_BOOL ? optional_argument
+								    : required_argument,
+					   NULL, OPT_SETTING + (int)i };
+	}
+	opts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
+	opts[i++] = (struct option){ "migrate", no_argument, NULL, OPT_MIGRATE };
+	opts[i++] = (struct option){ "hash-token", no_argument, NULL, OPT_HASH };
+	opts[i++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+	opts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[i] = (struct option){ NULL, 0, NULL, 0 };
+
+	/* pass 0 finds --config and the actions, pass 1 applies settings over the file */
+	for (pass = 0; pass < 2; pass++) {
+		optind = 0;
+		opterr = 0;
+		while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+			if (opt == '?' || opt == ':') {
+				if (optopt)
+					return errorf(errbuf, size, "unknown option '-%c' (see --help)",
+						    optopt);
+				return errorf(errbuf, size, "unknown option or missing value '%s' "
+					    "(see --help)", argv[optind - 1]);
+			}
+			if (pass == 1) {
+				const struct cfg_def *d;
+
+				if (opt < OPT_SETTING)
+					continue;
+				d = &defs[opt - OPT_SETTING];
+				if (set_value(cfg, d, optarg ? optarg : "true", errbuf, size))
+					return -1;
+				continue;
+			}
+			switch (opt) {
+			case 'h':
+				*action = RUN_HELP;
+				return 0;
+			case OPT_VERSION:
+				*action = RUN_VERSION;
+				return 0;
+			case OPT_HASH:
+				*action = RUN_HASH_TOKEN;
+				break;
+			case OPT_MIGRATE:
+				*action = RUN_MIGRATE;
+				break;
+			case OPT_CONFIG:
+				free(cfg->config_file);
+				cfg->config_file = strdup(optarg);
+				if (!cfg->config_file)
+					return errorf(errbuf, size, "out of memory");
+				break;
+			}
+		}
+		if (optind < argc)
+			return errorf(errbuf, size, "unexpected argument '%s' (see --help)", argv[optind]);
+		if (pass == 0 && cfg->config_file &&
+		    read_file(cfg->config_file, cfg, &cfg->tokens, &cfg->nr_tokens, errbuf, size))
+			return -1;
+	}
+	if (*action == RUN_HASH_TOKEN)
+		return 0;
+	if (!cfg->db[0])
+		return errorf(errbuf, size, "no database: pass --db FILE (or 'db FILE' in the config)");
+	if (!cfg->tls_cert[0] != !cfg->tls_key[0])
+		return errorf(errbuf, size, "TLS needs both tls-cert and tls-key");
+	if (*action == RUN_SERVER && !cfg->nr_tokens && !cfg->insecure_no_auth)
+		return errorf(errbuf, size, "no tokens configured: add ingest-token/read-token/"
+			    "admin-token lines to a --config file, or pass --insecure-no-auth "
+			    "for a local demo");
+	return 0;
+}
+
+void config_release(struct store_config *cfg)
+{
+	for (size_t i = 0; i < NR_DEFS; i++)
+		if (defs[i].type == CFG_STRING)
+			free(*(char **)((char *)cfg + defs[i].off));
+	free(cfg->config_file);
+	config_free_tokens(cfg->tokens, cfg->nr_tokens);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+void config_usage(FILE *out)
+{
+	fputs("usage: lrugen-store --db FILE [--listen ADDR:PORT] [--config FILE] [OPTIONS]\n"
+	      "       lrugen-store --hash-token < TOKENFILE\n"
+	      "       lrugen-store --db FILE --migrate\n"
+	      "\n"
+	      "The central store of lrugen: collectors (lrugend) POST their snapshots to\n"
+	      "/v1/snapshots, 'lrugen fleet' asks /v1/hosts, cold, rank, wss, timeline and\n"
+	      "capacity. One sqlite file; no other server to run.\n"
+	      "\n"
+	      "  --config FILE       settings and tokens, one per line ('NAME VALUE');\n"
+	      "                      the command line overrides the file\n"
+	      "  --hash-token        read a token on standard input, print its SHA-256 for\n"
+	      "                      an 'ingest-token HASH host=NAME', 'read-token HASH' or\n"
+	      "                      'admin-token HASH' line of the config file\n"
+	      "  --migrate           create or upgrade the database schema, then exit\n"
+	      "  --version, -h/--help\n"
+	      "\n"
+	      "settings (--NAME VALUE on the command line, 'NAME VALUE' in the file):\n", out);
+	for (size_t i = 0; i < NR_DEFS; i++) {
+		const struct cfg_def *d = &defs[i];
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s%s%s", d->name, d->arg ? " " : "",
+			 d->arg ? d->arg : "");
+		fprintf(out, "  %-26s %s", left, d->help);
+		if (d->def[0])
+			fprintf(out, " (default %s)", d->def);
+		fputc('\n', out);
+	}
+	fputs("\nDurations: 30s 2m 1h 7d. Sizes: 4096 512K 16M 1G.\n", out);
+}

@@ -1,0 +1,46 @@
+/*
+ * http.h - lrugen-store's HTTP side (libmicrohttpd with a thread pool).
+ *
+ *	POST /v1/snapshots	ingest a SnapshotBatch (ingest or admin token)
+ *	GET  /v1/hosts|cold|rank|wss|timeline|capacity	queries (read or admin)
+ *	GET  /metrics		Prometheus text (no token)
+ *	GET  /healthz		liveness and database check (no token)
+ *
+ * Ingest: the body (Content-Type application/x-protobuf, optionally
+ * Content-Encoding gzip) is read up to max-body bytes, inflated up to
+ * max-body bytes, decoded and validated in the HTTP thread; the connection
+ * is then suspended until the writer thread has committed the batch, and
+ * only then answered 200 {"accepted": N, "duplicates": M}. Errors are JSON
+ * {"error": "..."}: 400 malformed (with the reason), 401 no or unknown
+ * token, 403 token not allowed (an ingest token bound to another host than
+ * one of the batch's snapshots: nothing of the batch is written), 404, 405,
+ * 413 too large, 415 wrong Content-Type or Content-Encoding, 500 write
+ * failed, 503 writer queue full (retry later). 401 and 403 say nothing more.
+ * Every response carries "Accept-Encoding: gzip".
+ */
+#ifndef STORE_HTTP_H
+#define STORE_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "db.h"
+#include "metrics.h"
+
+struct store_ctx {
+	const struct store_config *cfg;
+	struct store_db *db;
+	struct metrics *m;
+	int64_t started_ms;
+};
+
+struct http_server;
+
+/* Start serving; logs the URL it listens on (the port when 0 was asked). */
+int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, size_t size);
+/* Stop accepting connections (requests in flight go on). */
+void http_quiesce(struct http_server *s);
+void http_stop(struct http_server *s);
+
+#endif

@@ -1,0 +1,948 @@
+/* query.c - hosts, cold, rank, wss, timeline and capacity over the store's tables. */
+#include "query.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lru_fleet.h"
+#include "lru_units.h"
+#include "map.h"
+
+#define HOUR_MS 3600000LL
+#define NR_T LRU_FLEET_NR_THRESHOLDS
+#define DEFAULT_LIMIT 100
+#define MAX_POINTS 2000000
+
+/* statement slots of a reader (db_stmt) */
+enum {
+	S_HOSTS, S_COLD_HOSTS, S_COLD_NODES, S_LV_BY_PATH, S_LV_ALL, S_CAPACITY, S_PATHS_RANGE,
+	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID,
+	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
+	S_COUNT_NODES = S_COUNT_HOSTS + NR_T,
+};
+
+#define COLD_SELECT "cold_1m, cold_2m, cold_5m, cold_10m, cold_30m, cold_1h, cold_6h, cold_24h"
+
+static json_t *bad(struct query *q, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static json_t *bad(struct query *q, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	q->status = status;
+	va_start(ap, fmt);
+	vsnprintf(q->error, sizeof(q->error), fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+static json_t *db_error(struct query *q)
+{
+	return bad(q, 500, "database error: %s", sqlite3_errmsg(q->r->db));
+}
+
+static void set_int(json_t *o, const char *key, int64_t v)
+{
+	json_object_set_new(o, key, json_integer((json_int_t)v));
+}
+
+static void set_u64(json_t *o, const char *key, uint64_t v)
+{
+	json_object_set_new(o, key, json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v));
+}
+
+static void set_str(json_t *o, const char *key, const char *v)
+{
+	json_object_set_new(o, key, json_string(v ? v : ""));
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+	sqlite3_int64 v = sqlite3_column_int64(st, i);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? (const char *)s : "";
+}
+
+/* ---- parameters --------------------------------------------------------------- */
+
+static int param_duration(struct query *q, const char *name, uint64_t def, uint64_t *ms)
+{
+	const char *s = q->arg(q->ctx, name);
+	struct lru_error err;
+
+	*ms = def;
+	if (s && lru_parse_duration_ms(s, ms, &err)) {
+		bad(q, 400, "parameter '%s': %s", name, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* threshold=DUR (default 2m) -> the fixed threshold index that answers it */
+static int param_threshold(struct query *q, uint64_t *ms, unsigned *k)
+{
+	int idx;
+
+	if (param_duration(q, "threshold", 120000, ms))
+		return -1;
+	idx = lru_fleet_threshold_index(*ms);
+	if (idx < 0) {
+		bad(q, 400, "parameter 'threshold': above the largest precomputed threshold (24h)");
+		return -1;
+	}
+	*k = (unsigned)idx;
+	return 0;
+}
+
+static int param_uint(struct query *q, const char *name, uint64_t def, uint64_t max,
+		      uint64_t *v)
+{
+	const char *s = q->arg(q->ctx, name);
+	char *end;
+
+	*v = def;
+	if (!s)
+		return 0;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *v > max) {
+		bad(q, 400, "parameter '%s': '%s' is not a whole number up to %" PRIu64, name, s, max);
+		return -1;
+	}
+	return 0;
+}
+
+static int param_bool(struct query *q, const char *name, bool *v)
+{
+	const char *s = q->arg(q->ctx, name);
+
+	*v = false;
+	if (!s)
+		return 0;
+	if (!strcmp(s, "1") || !strcmp(s, "true") || !*s)
+		*v = true;
+	else if (strcmp(s, "0") && strcmp(s, "false")) {
+		bad(q, 400, "parameter '%s' takes 1 or 0, not '%s'", name, s);
+		return -1;
+	}
+	return 0;
+}
+
+static void put_threshold(json_t *o, uint64_t ms, unsigned k)
+{
+	set_u64(o, "threshold_ms", ms);
+	set_u64(o, "effective_threshold_ms", lru_fleet_threshold_ms(k));
+}
+
+/* ---- hosts ---------------------------------------------------------------------- */
+
+json_t *query_hosts(struct query *q)
+{
+	sqlite3_stmt *st = db_stmt(q->r, S_HOSTS,
+		"SELECT name, first_seen_ms, ingest_ms, taken_ms, boot_id, seq, kernel, page_size, "
+		"nr_nodes, nr_memcgs, nr_lruvecs, mem_total, mem_free, total FROM hosts ORDER BY name");
+	json_t *doc = json_object(), *rows = json_array();
+	int rc;
+
+	if (!st)
+		return db_error(q);
+	set_int(doc, "now_ms", q->now_ms);
+	json_object_set(doc, "hosts", rows);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = json_object();
+
+		set_str(o, "host", col_str(st, 0));
+		set_int(o, "first_seen_ms", sqlite3_column_int64(st, 1));
+		set_int(o, "last_ingest_ms", sqlite3_column_int64(st, 2));
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+			json_object_set_new(o, "last_seen_ms", json_null());
+		else
+			set_int(o, "last_seen_ms", sqlite3_column_int64(st, 3));
+		set_str(o, "boot_id", col_str(st, 4));
+		set_u64(o, "seq", col_u64(st, 5));
+		set_str(o, "kernel", col_str(st, 6));
+		set_u64(o, "page_size", col_u64(st, 7));
+		set_u64(o, "nodes", col_u64(st, 8));
+		set_u64(o, "memcgs", col_u64(st, 9));
+		set_u64(o, "lruvecs", col_u64(st, 10));
+		set_u64(o, "mem_total_bytes", col_u64(st, 11));
+		set_u64(o, "mem_free_bytes", col_u64(st, 12));
+		set_u64(o, "in_generations_bytes", col_u64(st, 13));
+		json_array_append_new(rows, o);
+	}
+	json_decref(rows);
+	if (rc != SQLITE_DONE) {
+		json_decref(doc);
+		return db_error(q);
+	}
+	return doc;
+}
+
+/* ---- memcg globs ----------------------------------------------------------------- */
+
+struct path_set {
+	uint64_t *ids;
+	char **paths;
+	size_t n, alloc;
+	struct map index;	/* id -> position + 1 */
+};
+
+static void path_set_release(struct path_set *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->paths[i]);
+	free(ps->ids);
+	free(ps->paths);
+	map_release(&ps->index, NULL);
+}
+
+static int path_set_add(struct path_set *ps, uint64_t id, const char *path)
+{
+	if (ps->n == ps->alloc) {
+		size_t alloc = ps->alloc ? ps->alloc * 2 : 16;
+		uint64_t *ids = realloc(ps->ids, alloc * sizeof(*ids));
+		char **paths = ids ? realloc(ps->paths, alloc * sizeof(*paths)) : NULL;
+
+		if (ids)
+			ps->ids = ids;
+		if (!paths)
+			return -1;
+		ps->paths = paths;
+		ps->alloc = alloc;
+	}
+	ps->paths[ps->n] = strdup(path);
+	if (!ps->paths[ps->n])
+		return -1;
+	ps->ids[ps->n++] = id;
+	return map_put_u64(&ps->index, id, (void *)(uintptr_t)ps->n);
+}
+
+/*
+ * Every path of the dictionary matching glob: a range scan of the literal
+ * prefix in the unique index on paths, then fnmatch().
+ */
+static int match_paths(struct query *q, const char *glob, struct path_set *ps)
+{
+	size_t plen = lru_fleet_glob_prefix(glob);
+	char *hi = NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(ps, 0, sizeof(*ps));
+	map_init(&ps->index);
+	if (plen) {
+		size_t n = plen;
+
+		st = db_stmt(q->r, S_PATHS_RANGE, "SELECT id, path FROM paths WHERE path >= ?1 "
+			     "AND (?2 IS NULL OR path < ?2) ORDER BY path");
+		if (!st)
+			return -1;
+		hi = malloc(plen + 1);
+		if (!hi)
+			return -1;
+		memcpy(hi, glob, plen);
+		/* the smallest string above every string with this prefix */
+		while (n && (unsigned char)hi[n - 1] == 0xff)
+			n--;
+		if (n)
+			hi[n - 1]++;
+		sqlite3_bind_text(st, 1, glob, (int)plen, SQLITE_STATIC);
+		if (n)
+			sqlite3_bind_text(st, 2, hi, (int)n, SQLITE_STATIC);
+	} else {
+		st = db_stmt(q->r, S_PATHS_ALL, "SELECT id, path FROM paths ORDER BY path");
+		if (!st)
+			return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *path = col_str(st, 1);
+
+		if (!fnmatch(glob, path, 0) && path_set_add(ps, col_u64(st, 0), path)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_reset(st);
+	free(hi);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- cold ------------------------------------------------------------------------- */
+
+struct cold_row {
+	char *host, *memcg;
+	int node;
+	int64_t taken_ms;
+	uint64_t total, cold;
+};
+
+struct cold_rows {
+	struct cold_row *v;
+	size_t n, alloc;
+	uint64_t total, cold;
+};
+
+static struct cold_row *cold_push(struct cold_rows *rs, const char *host, const char *memcg,
+				  int node, int64_t taken)
+{
+	struct cold_row *r;
+
+	if (rs->n == rs->alloc) {
+		size_t alloc = rs->alloc ? rs->alloc * 2 : 256;
+		struct cold_row *v = realloc(rs->v, alloc * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		rs->v = v;
+		rs->alloc = alloc;
+	}
+	r = &rs->v[rs->n];
+	memset(r, 0, sizeof(*r));
+	r->host = strdup(host);
+	r->memcg = memcg ? strdup(memcg) : NULL;
+	if (!r->host || (memcg && !r->memcg)) {
+		free(r->host);
+		free(r->memcg);
+		return NULL;
+	}
+	r->node = node;
+	r->taken_ms = taken;
+	rs->n++;
+	return r;
+}
+
+static int cmp_cold(const void *a, const void *b)
+{
+	const struct cold_row *x = a, *y = b;
+	int c;
+
+	if (x->cold != y->cold)
+		return x->cold > y->cold ? -1 : 1;
+	c = strcmp(x->host, y->host);
+	if (c)
+		return c;
+	if (x->memcg && y->memcg && (c = strcmp(x->memcg, y->memcg)))
+		return c;
+	return x->node - y->node;
+}
+
+/* Rows of hosts or host_nodes: name, [node,] taken, total, cold_1m.. */
+static int cold_scan(struct query *q, sqlite3_stmt *st, bool by_node, unsigned k,
+		     struct cold_rows *rs)
+{
+	int rc, c = by_node ? 3 : 2;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cold_row *r = cold_push(rs, col_str(st, 0), NULL,
+					       by_node ? sqlite3_column_int(st, 1) : -1,
+					       sqlite3_column_int64(st, c - 1));
+
+		if (!r)
+			return -1;
+		r->total = col_u64(st, c);
+		r->cold = col_u64(st, c + 1 + (int)k);
+	}
+	(void)q;
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* memcg_latest rows (name, path, taken, total, cold_1m..): one row per host and path. */
+static int cold_scan_memcgs(sqlite3_stmt *st, unsigned k, struct cold_rows *rs)
+{
+	struct cold_row *last = NULL;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *host = col_str(st, 0), *path = col_str(st, 1);
+
+		if (!last || strcmp(last->host, host) || strcmp(last->memcg, path)) {
+			last = cold_push(rs, host, path, -1, sqlite3_column_int64(st, 2));
+			if (!last)
+				return -1;
+		}
+		last->total += col_u64(st, 3);
+		last->cold += col_u64(st, 4 + (int)k);
+	}
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *query_cold(struct query *q)
+{
+	const char *by = q->arg(q->ctx, "by"), *glob = q->arg(q->ctx, "memcg_glob");
+	struct cold_rows rs = { 0 };
+	struct path_set ps = { 0 };
+	json_t *doc = NULL, *rows, *tot;
+	uint64_t thr, limit;
+	sqlite3_stmt *st;
+	unsigned k;
+	int mode, rc = 0;
+
+	if (!by || !strcmp(by, "host"))
+		mode = 0;
+	else if (!strcmp(by, "node"))
+		mode = 1;
+	else if (!strcmp(by, "memcg"))
+		mode = 2;
+	else
+		return bad(q, 400, "parameter 'by' takes host, node or memcg, not '%s'", by);
+	if (glob && mode != 2)
+		return bad(q, 400, "parameter 'memcg_glob' needs by=memcg");
+	if (param_threshold(q, &thr, &k) || param_uint(q, "limit", DEFAULT_LIMIT, 10000000, &limit))
+		return NULL;
+	map_init(&ps.index);
+
+	if (mode == 0) {
+		st = db_stmt(q->r, S_COLD_HOSTS, "SELECT name, taken_ms, total, " COLD_SELECT
+			     " FROM hosts WHERE snap_id IS NOT NULL");
+		rc = st ? cold_scan(q, st, false, k, &rs) : -1;
+	} else if (mode == 1) {
+		st = db_stmt(q->r, S_COLD_NODES, "SELECT h.name, n.node, h.taken_ms, n.total, "
+			     "n.cold_1m, n.cold_2m, n.cold_5m, n.cold_10m, n.cold_30m, n.cold_1h, "
+			     "n.cold_6h, n.cold_24h FROM host_nodes n JOIN hosts h ON h.id = n.host_id");
+		rc = st ? cold_scan(q, st, true, k, &rs) : -1;
+	} else if (!glob) {
+		st = db_stmt(q->r, S_LV_ALL, "SELECT h.name, p.path, h.taken_ms, l.total, "
+			     "l.cold_1m, l.cold_2m, l.cold_5m, l.cold_10m, l.cold_30m, l.cold_1h, "
+			     "l.cold_6h, l.cold_24h FROM memcg_latest l "
+			     "JOIN hosts h ON h.id = l.host_id JOIN paths p ON p.id = l.path_id "
+			     "WHERE l.snap_id = h.snap_id ORDER BY l.host_id, l.path_id");
+		rc = st ? cold_scan_memcgs(st, k, &rs) : -1;
+	} else {
+		rc = match_paths(q, glob, &ps);
+		for (size_t i = 0; !rc && i < ps.n; i++) {
+			st = db_stmt(q->r, S_LV_BY_PATH, "SELECT h.name, ?2, h.taken_ms, l.total, "
+				     "l.cold_1m, l.cold_2m, l.cold_5m, l.cold_10m, l.cold_30m, "
+				     "l.cold_1h, l.cold_6h, l.cold_24h FROM memcg_latest l "
+				     "JOIN hosts h ON h.id = l.host_id "
+				     "WHERE l.path_id = ?1 AND l.snap_id = h.snap_id");
+			if (!st) {
+				rc = -1;
+				break;
+			}
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)ps.ids[i]);
+			sqlite3_bind_text(st, 2, ps.paths[i], -1, SQLITE_STATIC);
+			rc = cold_scan_memcgs(st, k, &rs);
+		}
+	}
+	if (rc) {
+		db_error(q);
+		goto out;
+	}
+	qsort(rs.v, rs.n, sizeof(*rs.v), cmp_cold);
+	doc = json_object();
+	set_str(doc, "by", mode == 0 ? "host" : mode == 1 ? "node" : "memcg");
+	put_threshold(doc, thr, k);
+	if (glob)
+		set_str(doc, "memcg_glob", glob);
+	set_int(doc, "now_ms", q->now_ms);
+	rows = json_array();
+	json_object_set_new(doc, "rows", rows);
+	for (size_t i = 0; i < rs.n; i++) {
+		struct cold_row *r = &rs.v[i];
+		json_t *o;
+
+		rs.total += r->total;
+		rs.cold += r->cold;
+		if (limit && i >= limit)
+			continue;
+		o = json_object();
+		set_str(o, "host", r->host);
+		if (mode == 1)
+			set_int(o, "node", r->node);
+		if (mode == 2)
+			set_str(o, "memcg", r->memcg);
+		set_u64(o, "hot_bytes", r->total - r->cold);
+		set_u64(o, "cold_bytes", r->cold);
+		set_u64(o, "total_bytes", r->total);
+		set_int(o, "taken_at_ms", r->taken_ms);
+		json_array_append_new(rows, o);
+	}
+	set_u64(doc, "rows_total", rs.n);
+	json_object_set_new(doc, "truncated", json_boolean(limit && rs.n > limit));
+	tot = json_object();
+	set_u64(tot, "hot_bytes", rs.total - rs.cold);
+	set_u64(tot, "cold_bytes", rs.cold);
+	set_u64(tot, "total_bytes", rs.total);
+	json_object_set_new(doc, "total", tot);
+out:
+	for (size_t i = 0; i < rs.n; i++) {
+		free(rs.v[i].host);
+		free(rs.v[i].memcg);
+	}
+	free(rs.v);
+	path_set_release(&ps);
+	return doc;
+}
+
+/* ---- rank ---------------------------------------------------------------------------- */
+
+json_t *query_rank(struct query *q)
+{
+	char sql[512], col[32];
+	const char *need_s = q->arg(q->ctx, "need");
+	uint64_t need, thr, limit;
+	int64_t fresh = INT64_MIN, count = 0;
+	struct lru_error err;
+	json_t *doc, *rows;
+	sqlite3_stmt *st;
+	bool per_node;
+	unsigned k;
+	int rc;
+
+	if (!need_s)
+		return bad(q, 400, "parameter 'need' is required (a size: 4G)");
+	if (lru_parse_size(need_s, &need, &err))
+		return bad(q, 400, "parameter 'need': %s", err.msg);
+	if (need > INT64_MAX)
+		return bad(q, 400, "parameter 'need' is too large");
+	if (param_threshold(q, &thr, &k) || param_bool(q, "per_node", &per_node) ||
+	    param_uint(q, "limit", 20, 100000, &limit))
+		return NULL;
+	if (q->cfg->stale_after_ms)
+		fresh = q->now_ms - (int64_t)q->cfg->stale_after_ms;
+	snprintf(col, sizeof(col), "cold_%s", lru_fleet_threshold_name(k));
+
+	/* how many fit: an index range count */
+	if (per_node)
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM host_nodes n JOIN hosts h "
+			 "ON h.id = n.host_id WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2", col);
+	else
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM hosts WHERE mem_free + %s >= ?1 "
+			 "AND taken_ms >= ?2", col);
+	st = db_stmt(q->r, (per_node ? S_COUNT_NODES : S_COUNT_HOSTS) + k, sql);
+	if (!st)
+		return db_error(q);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)need);
+	sqlite3_bind_int64(st, 2, fresh);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return db_error(q);
+	count = sqlite3_column_int64(st, 0);
+
+	/* the best: the offer index walked from the top */
+	if (per_node)
+		snprintf(sql, sizeof(sql), "SELECT h.name, n.node, n.mem_total, n.mem_free, n.%s, "
+			 "h.taken_ms FROM host_nodes n JOIN hosts h ON h.id = n.host_id "
+			 "WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2 "
+			 "ORDER BY n.mem_free + n.%s DESC LIMIT ?3", col, col, col);
+	else
+		snprintf(sql, sizeof(sql), "SELECT name, -1, mem_total, mem_free, %s, taken_ms "
+			 "FROM hosts WHERE mem_free + %s >= ?1 AND taken_ms >= ?2 "
+			 "ORDER BY mem_free + %s DESC LIMIT ?3", col, col, col);
+	st = db_stmt(q->r, (per_node ? S_RANK_NODES : S_RANK_HOSTS) + k, sql);
+	if (!st)
+		return db_error(q);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)need);
+	sqlite3_bind_int64(st, 2, fresh);
+	sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
+
+	doc = json_object();
+	set_u64(doc, "need_bytes", need);
+	put_threshold(doc, thr, k);
+	json_object_set_new(doc, "per_node", json_boolean(per_node));
+	set_u64(doc, "stale_after_ms", q->cfg->stale_after_ms);
+	set_int(doc, "now_ms", q->now_ms);
+	set_int(doc, "candidates", count);
+	rows = json_array();
+	json_object_set_new(doc, "rows", rows);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t free_b = col_u64(st, 3), cold = col_u64(st, 4);
+		uint64_t from_free = need < free_b ? need : free_b;
+		json_t *o = json_object();
+
+		set_int(o, "rank", (int64_t)json_array_size(rows) + 1);
+		set_str(o, "host", col_str(st, 0));
+		if (per_node)
+			set_int(o, "node", sqlite3_column_int(st, 1));
+		set_u64(o, "offer_bytes", free_b + cold);
+		set_u64(o, "free_bytes", free_b);
+		set_u64(o, "cold_bytes", cold);
+		set_u64(o, "from_free_bytes", from_free);
+		set_u64(o, "from_cold_bytes", need - from_free);
+		set_u64(o, "mem_total_bytes", col_u64(st, 2));
+		set_int(o, "taken_at_ms", sqlite3_column_int64(st, 5));
+		json_array_append_new(rows, o);
+	}
+	if (rc != SQLITE_DONE) {
+		json_decref(doc);
+		return db_error(q);
+	}
+	return doc;
+}
+
+/* ---- capacity ------------------------------------------------------------------------- */
+
+json_t *query_capacity(struct query *q)
+{
+	const char *list = q->arg(q->ctx, "thresholds");
+	char buf[512], *save = NULL, *tok;
+	uint64_t total;
+	json_t *doc, *arr;
+	sqlite3_stmt *st;
+
+	snprintf(buf, sizeof(buf), "%s", list ? list : "2m,10m,1h");
+	if (list && strlen(list) >= sizeof(buf))
+		return bad(q, 400, "parameter 'thresholds' is too long");
+	st = db_stmt(q->r, S_CAPACITY, "SELECT count(*), coalesce(sum(mem_total), 0), "
+		     "coalesce(sum(mem_free), 0), coalesce(sum(total), 0), "
+		     "coalesce(sum(cold_1m), 0), coalesce(sum(cold_2m), 0), coalesce(sum(cold_5m), 0), "
+		     "coalesce(sum(cold_10m), 0), coalesce(sum(cold_30m), 0), coalesce(sum(cold_1h), 0), "
+		     "coalesce(sum(cold_6h), 0), coalesce(sum(cold_24h), 0) "
+		     "FROM hosts WHERE snap_id IS NOT NULL");
+	if (!st || sqlite3_step(st) != SQLITE_ROW)
+		return db_error(q);
+	doc = json_object();
+	arr = json_array();
+	set_int(doc, "now_ms", q->now_ms);
+	set_u64(doc, "hosts", col_u64(st, 0));
+	set_u64(doc, "mem_total_bytes", col_u64(st, 1));
+	set_u64(doc, "mem_free_bytes", col_u64(st, 2));
+	total = col_u64(st, 3);
+	set_u64(doc, "in_generations_bytes", total);
+	json_object_set_new(doc, "thresholds", arr);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct lru_error err;
+		uint64_t ms, cold;
+		int k;
+		json_t *o;
+
+		if (lru_parse_duration_ms(tok, &ms, &err)) {
+			json_decref(doc);
+			return bad(q, 400, "parameter 'thresholds': %s", err.msg);
+		}
+		k = lru_fleet_threshold_index(ms);
+		if (k < 0) {
+			json_decref(doc);
+			return bad(q, 400, "parameter 'thresholds': '%s' is above the largest "
+				   "precomputed threshold (24h)", tok);
+		}
+		cold = col_u64(st, 4 + k);
+		o = json_object();
+		put_threshold(o, ms, (unsigned)k);
+		set_u64(o, "hot_bytes", total - cold);
+		set_u64(o, "cold_bytes", cold);
+		json_object_set_new(o, "cold_fraction",
+				    json_real(total ? (double)cold / (double)total : 0.0));
+		json_array_append_new(arr, o);
+	}
+	if (!json_array_size(arr)) {
+		json_decref(doc);
+		return bad(q, 400, "parameter 'thresholds' lists no threshold");
+	}
+	return doc;
+}
+
+/* ---- wss ---------------------------------------------------------------------------- */
+
+struct wss_acc {
+	struct path_set *ps;
+	struct lru_hist *h;	/* per path: the threshold asked for */
+	uint64_t *samples, *hours;
+	unsigned k;
+	int64_t from_hour;
+	int oom;
+};
+
+static void wss_visit(void *arg, const struct rollup_cell *c)
+{
+	struct wss_acc *a = arg;
+	size_t i = (size_t)(uintptr_t)map_get_u64(&a->ps->index, c->path_id);
+
+	if (!i-- || c->hour < a->from_hour)
+		return;
+	if (lru_hist_merge(&a->h[i], &c->h[a->k], NULL))
+		a->oom = 1;
+	a->samples[i] += c->samples;
+}
+
+static json_t *wss_row(const char *memcg, const struct lru_hist *h, uint64_t samples,
+		       uint64_t hours, double p)
+{
+	json_t *o = json_object();
+
+	if (memcg)
+		set_str(o, "memcg", memcg);
+	else
+		json_object_set_new(o, "memcg", json_null());
+	set_u64(o, "samples", samples);
+	if (memcg)
+		set_u64(o, "hours", hours);
+	set_u64(o, "p50_bytes", lru_hist_percentile(h, 50));
+	set_u64(o, "p95_bytes", lru_hist_percentile(h, 95));
+	set_u64(o, "p99_bytes", lru_hist_percentile(h, 99));
+	set_u64(o, "max_bytes", lru_hist_max(h));
+	set_u64(o, "recommended_bytes", lru_hist_percentile(h, p));
+	return o;
+}
+
+json_t *query_wss(struct query *q)
+{
+	const char *glob = q->arg(q->ctx, "memcg_glob"), *ps_s = q->arg(q->ctx, "percentile");
+	struct path_set ps = { 0 };
+	struct wss_acc a = { 0 };
+	struct lru_hist all;
+	uint64_t thr, window, all_samples = 0;
+	double p = 95;
+	json_t *doc = NULL, *jobs;
+	unsigned k;
+	int rc = 0;
+
+	if (!glob || !*glob)
+		return bad(q, 400, "parameter 'memcg_glob' is required (a memcg path pattern)");
+	if (ps_s) {
+		char *end;
+
+		errno = 0;
+		p = strtod(ps_s, &end);
+		if (errno || end == ps_s || *end || !(p > 0 && p <= 100))
+			return bad(q, 400, "parameter 'percentile' takes a number above 0 and at "
+				   "most 100, not '%s'", ps_s);
+	}
+	if (param_threshold(q, &thr, &k) || param_duration(q, "window", 7 * 86400000ULL, &window))
+		return NULL;
+	if (!window)
+		return bad(q, 400, "parameter 'window' must be above 0");
+	if (match_paths(q, glob, &ps))
+		return db_error(q);
+	if (!ps.n) {
+		path_set_release(&ps);
+		return bad(q, 404, "no memcg path matches '%s'", glob);
+	}
+	lru_hist_init(&all);
+	a.ps = &ps;
+	a.k = k;
+	a.from_hour = (q->now_ms - (int64_t)window) / HOUR_MS;
+	a.h = calloc(ps.n, sizeof(*a.h));
+	a.samples = calloc(ps.n, sizeof(*a.samples));
+	a.hours = calloc(ps.n, sizeof(*a.hours));
+	if (!a.h || !a.samples || !a.hours) {
+		bad(q, 500, "out of memory");
+		goto out;
+	}
+	if (db_begin_read_with_rollups(q->db, q->r, wss_visit, &a)) {
+		db_error(q);
+		goto out;
+	}
+	for (size_t i = 0; !rc && i < ps.n; i++) {
+		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist FROM wss_hourly "
+					   "WHERE path_id = ?1 AND hour >= ?2");
+
+		if (!st) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)ps.ids[i]);
+		sqlite3_bind_int64(st, 2, a.from_hour);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			a.samples[i] += col_u64(st, 0);
+			a.hours[i]++;
+			if (lru_hist_merge_blob(&a.h[i], k, sqlite3_column_blob(st, 1),
+						(size_t)sqlite3_column_bytes(st, 1), NULL)) {
+				rc = SQLITE_CORRUPT;
+				break;
+			}
+		}
+		rc = rc == SQLITE_DONE ? 0 : -1;
+	}
+	db_end_read(q->r);
+	if (rc || a.oom) {
+		db_error(q);
+		goto out;
+	}
+	doc = json_object();
+	set_str(doc, "memcg_glob", glob);
+	put_threshold(doc, thr, k);
+	set_u64(doc, "window_ms", window);
+	json_object_set_new(doc, "percentile", json_real(p));
+	set_int(doc, "now_ms", q->now_ms);
+	jobs = json_array();
+	json_object_set_new(doc, "jobs", jobs);
+	for (size_t i = 0; i < ps.n; i++) {
+		json_array_append_new(jobs, wss_row(ps.paths[i], &a.h[i], a.samples[i], a.hours[i], p));
+		lru_hist_merge(&all, &a.h[i], NULL);
+		all_samples += a.samples[i];
+	}
+	json_object_set_new(doc, "all", wss_row(NULL, &all, all_samples, 0, p));
+out:
+	if (a.h)
+		for (size_t i = 0; i < ps.n; i++)
+			lru_hist_release(&a.h[i]);
+	lru_hist_release(&all);
+	free(a.h);
+	free(a.samples);
+	free(a.hours);
+	path_set_release(&ps);
+	return doc;
+}
+
+/* ---- timeline -------------------------------------------------------------------------- */
+
+struct tl_path {
+	char *path;
+	bool match;
+};
+
+struct tl_lruvec {
+	json_t *points;
+};
+
+static void tl_path_free(void *p)
+{
+	struct tl_path *t = p;
+
+	free(t->path);
+	free(t);
+}
+
+static struct tl_path *tl_path(struct query *q, struct map *cache, uint64_t id, const char *glob)
+{
+	struct tl_path *t = map_get_u64(cache, id);
+	sqlite3_stmt *st;
+
+	if (t)
+		return t;
+	st = db_stmt(q->r, S_PATH_BY_ID, "SELECT path FROM paths WHERE id = ?1");
+	if (!st)
+		return NULL;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->path = strdup(sqlite3_step(st) == SQLITE_ROW ? col_str(st, 0) : "?");
+	sqlite3_reset(st);
+	if (!t->path || map_put_u64(cache, id, t)) {
+		tl_path_free(t);
+		return NULL;
+	}
+	t->match = !glob || !fnmatch(glob, t->path, 0);
+	return t;
+}
+
+json_t *query_timeline(struct query *q)
+{
+	const char *host = q->arg(q->ctx, "host"), *glob = q->arg(q->ctx, "memcg");
+	struct map paths, lruvecs;
+	json_t *doc = NULL, *snaps, *lvs;
+	uint64_t since, points = 0;
+	bool truncated = false;
+	struct lru_error err;
+	sqlite3_stmt *st;
+	int64_t host_id;
+	int rc;
+
+	if (!host || !*host)
+		return bad(q, 400, "parameter 'host' is required");
+	if (param_duration(q, "since", 3600000, &since))
+		return NULL;
+	st = db_stmt(q->r, S_HOST_ID, "SELECT id FROM hosts WHERE name = ?1");
+	if (!st)
+		return db_error(q);
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? bad(q, 404, "no host '%s' in the store", host) : db_error(q);
+	host_id = sqlite3_column_int64(st, 0);
+
+	map_init(&paths);
+	map_init(&lruvecs);
+	doc = json_object();
+	set_str(doc, "host", host);
+	if (glob)
+		set_str(doc, "memcg", glob);
+	set_int(doc, "since_ms", q->now_ms - (int64_t)since);
+	set_int(doc, "now_ms", q->now_ms);
+	json_object_set_new(doc, "point_fields",
+			    json_pack("[sssss]", "taken_at_ms", "gen_seq", "birth_ms", "anon_bytes",
+				      "file_bytes"));
+	snaps = json_array();
+	lvs = json_array();
+	json_object_set_new(doc, "snapshots", snaps);
+	json_object_set_new(doc, "lruvecs", lvs);
+
+	st = db_stmt(q->r, S_TIMELINE, "SELECT seq, taken_ms, page_size, data FROM snapshots "
+		     "WHERE host_id = ?1 AND taken_ms >= ?2 ORDER BY taken_ms, id");
+	if (!st)
+		goto fail;
+	sqlite3_bind_int64(st, 1, host_id);
+	sqlite3_bind_int64(st, 2, q->now_ms - (int64_t)since);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t taken = sqlite3_column_int64(st, 1);
+		uint64_t page = col_u64(st, 2);
+		struct lru_fleet_reader r;
+		struct lru_fleet_lruvec lv;
+		int more;
+
+		json_array_append_new(snaps, json_pack("{sIsI}", "taken_at_ms", (json_int_t)taken,
+						       "seq", (json_int_t)col_u64(st, 0)));
+		if (lru_fleet_unpack_begin(&r, sqlite3_column_blob(st, 3),
+					   (size_t)sqlite3_column_bytes(st, 3), taken, NULL, 0, &err))
+			continue;
+		while ((more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
+			struct tl_path *tp = tl_path(q, &paths, lv.path_id, glob);
+			struct tl_lruvec *tv;
+			char key[96];
+
+			if (!tp)
+				goto fail;
+			if (!tp->match)
+				continue;
+			snprintf(key, sizeof(key), "%" PRIu64 "/%" PRIu64 "/%d", lv.path_id, lv.ino,
+				 lv.lv.node);
+			tv = map_get_str(&lruvecs, key);
+			if (!tv) {
+				json_t *o = json_object();
+
+				tv = calloc(1, sizeof(*tv));
+				if (!tv || map_put_str(&lruvecs, key, tv)) {
+					free(tv);
+					json_decref(o);
+					goto fail;
+				}
+				tv->points = json_array();
+				set_str(o, "memcg", tp->path);
+				set_u64(o, "memcg_inode", lv.ino);
+				set_u64(o, "memcg_id", lv.memcg_id);
+				set_int(o, "node", lv.lv.node);
+				json_object_set_new(o, "points", tv->points);
+				json_array_append_new(lvs, o);
+			}
+			for (unsigned g = 0; g < lv.lv.nr_gens; g++) {
+				const struct lru_gen *gen = &lv.lv.gens[g];
+
+				if (points >= MAX_POINTS) {
+					truncated = true;
+					break;
+				}
+				points++;
+				json_array_append_new(tv->points, json_pack("[IIIII]", (json_int_t)taken,
+					(json_int_t)gen->seq, (json_int_t)gen->birth_ms,
+					(json_int_t)(gen->pages[LRU_ANON] * page),
+					(json_int_t)(gen->pages[LRU_FILE] * page)));
+			}
+		}
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	set_u64(doc, "points", points);
+	json_object_set_new(doc, "truncated", json_boolean(truncated));
+	map_release(&paths, tl_path_free);
+	map_release(&lruvecs, free);
+	return doc;
+fail:
+	map_release(&paths, tl_path_free);
+	map_release(&lruvecs, free);
+	json_decref(doc);
+	return db_error(q);
+}

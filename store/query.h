@@ -1,0 +1,41 @@
+/*
+ * query.h - the fleet questions, answered as JSON documents.
+ *
+ * Each query_*() reads its parameters through q->arg (already checked
+ * against the route's list of names), uses one read connection, and returns
+ * a new JSON document, or NULL with q->status (400 bad parameter, 404
+ * nothing matches, 500) and a one-line q->error for the client.
+ *
+ * Thresholds: cold and hot bytes are precomputed at fixed thresholds
+ * (lru_fleet.h); a query at another threshold uses the next larger one and
+ * says so in "effective_threshold_ms" (cold is never overstated, a working
+ * set never understated). Thresholds above 24h are refused.
+ */
+#ifndef STORE_QUERY_H
+#define STORE_QUERY_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "db.h"
+
+struct query {
+	struct store_db *db;
+	struct db_reader *r;
+	const struct store_config *cfg;
+	int64_t now_ms;
+	const char *(*arg)(void *ctx, const char *name);
+	void *ctx;
+	int status;
+	char error[256];
+};
+
+json_t *query_hosts(struct query *q);
+json_t *query_cold(struct query *q);
+json_t *query_rank(struct query *q);
+json_t *query_wss(struct query *q);
+json_t *query_timeline(struct query *q);
+json_t *query_capacity(struct query *q);
+
+#endif

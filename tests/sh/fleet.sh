@@ -1,0 +1,77 @@
+# tests/sh/fleet.sh - 'lrugen fleet' against a real lrugen-store: tables, --json, errors, exit codes.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/store-lib.bash"
+tmp=$(mktemp -d)
+trap 'stop_store; rm -rf "$tmp"' EXIT
+make_tokens "$tmp"
+"$FLEETSIM" build "$(dirname "$0")/store-fleet.spec" >"$tmp/fleet.pb" || fail "fleetsim build"
+unset LRUGEN_STORE LRUGEN_TOKEN
+
+# without a store: usage errors first, then "unreachable"
+check_rc "fleet -h" 0 "$LRUGEN" fleet -h
+check_grep "fleet -h teaches" "usage: lrugen fleet COMMAND" "$("$LRUGEN" fleet -h)"
+check_grep "lrugen --help lists fleet" "fleet +ask lrugen-store" "$("$LRUGEN" --help)"
+check_rc "fleet without a command" 2 "$LRUGEN" fleet
+check_rc "fleet unknown command" 2 "$LRUGEN" fleet frob
+check_rc "rank without --need" 2 "$LRUGEN" fleet rank
+check_grep "rank without --need says so" "fleet rank needs --need SIZE" "$("$LRUGEN" fleet rank 2>&1)"
+check_rc "an option of another command" 2 "$LRUGEN" fleet hosts --need 4G
+check_grep "bad threshold" "unknown unit 'q'" "$("$LRUGEN" fleet cold --threshold 3q 2>&1)"
+check_rc "bad --by" 2 "$LRUGEN" fleet cold --by rack
+out=$("$LRUGEN" fleet hosts --store http://127.0.0.1:1 2>&1)
+check "unreachable store: exit 3" 3 $?
+check "unreachable store: one line" "lrugen: store unreachable at 'http://127.0.0.1:1': connection refused" "$out"
+out=$(LRUGEN_STORE=http://127.0.0.1:1/ "$LRUGEN" fleet hosts 2>&1)
+check_grep "LRUGEN_STORE is the default" "unreachable at 'http://127.0.0.1:1'" "$out"
+
+start_store "$tmp" --config "$tmp/tokens.conf" || { finish; exit 1; }
+post_pb "$tmp/fleet.pb" "$tmp/admin.token" >/dev/null
+F=("$LRUGEN" fleet --store "$STORE_URL" --token-file "$tmp/read.token")
+
+out=$("${F[@]}" hosts)
+check_grep "hosts table" '^web-1 +[0-9].* ago +6\.1\.0-test +16\.0 GiB +3\.0 GiB +3 +2$' "$out"
+check_grep "hosts count" '^2 hosts$' "$out"
+out=$(LRUGEN_STORE=$STORE_URL LRUGEN_TOKEN=$(cat "$tmp/read.token") "$LRUGEN" fleet hosts)
+check_grep "LRUGEN_STORE and LRUGEN_TOKEN" '^db-1 ' "$out"
+out=$("$LRUGEN" fleet rank --need 3G --store "$STORE_URL" --token-file "$tmp/read.token")
+check_grep "options after the command" '^   1 db-1 +4\.0 GiB' "$out"
+check_grep "rank: second" '^   2 web-1 +3\.0 GiB +3\.0 GiB +31\.2 MiB +3\.0 GiB +0 B' "$out"
+check_grep "rank: candidates" '^2 hosts can take 3\.0 GiB' "$out"
+out=$("${F[@]}" rank --need 1G --per-node --limit 1)
+check_grep "rank per node" '^   1 db-1:0 ' "$out"
+out=$("${F[@]}" cold --by memcg --memcg-glob '/jobs/*')
+check_grep "cold by memcg" '^web-1 /jobs/batch +3\.9 MiB +19\.5 MiB +83% +23\.5 MiB' "$out"
+check_grep "cold total" '^TOTAL +.* 70\.3 MiB' "$out"
+out=$("${F[@]}" cold --threshold 3m)
+check_grep "effective threshold shown" 'threshold 3m00s \(effective 5m00s' "$out"
+out=$("${F[@]}" capacity --thresholds 2m,5m)
+check_grep "capacity header" '^2 hosts: memory 32\.0 GiB, free 7\.0 GiB' "$out"
+check_grep "capacity 2m" '^2m00s +2m00s +.* 70\.3 MiB +24%' "$out"
+out=$("${F[@]}" wss --memcg-glob /jobs/web --window 1d --percentile 99)
+check_grep "wss row" '^/jobs/web +2 +28\.9 MiB +44\.5 MiB +44\.5 MiB +44\.5 MiB +44\.5 MiB' "$out"
+check_grep "wss percentile column" ' P99$' "$out"
+out=$("${F[@]}" timeline --host web-1 --memcg /jobs/batch)
+check_grep "timeline lruvec" '^/jobs/batch node 0 \(inode 200\)' "$out"
+check_grep "timeline gen" ' 7 .* 1h00m +0 B +19\.5 MiB$' "$out"
+
+# --json: the store's document, unchanged
+a=$("${F[@]}" --json cold --by node | jq -c 'del(.now_ms)')
+b=$(curl -s -H "Authorization: Bearer $(cat "$tmp/read.token")" "$STORE_URL/v1/cold?by=node" | jq -c 'del(.now_ms)')
+check "--json is the store's document" "$b" "$a"
+check "--json before the command" 2 "$("$LRUGEN" --json fleet hosts --store "$STORE_URL" --token-file "$tmp/read.token" | jq '.hosts | length')"
+
+# errors from the store
+out=$("$LRUGEN" fleet hosts --store "$STORE_URL" 2>&1)
+check "no token: exit 3" 3 $?
+check_grep "no token: says which" "refused the token \(HTTP 401\)" "$out"
+out=$("$LRUGEN" fleet hosts --store "$STORE_URL" --token-file "$tmp/any.token" 2>&1)
+check "ingest token: exit 3" 3 $?
+check_grep "ingest token: HTTP 403" "may not read the store \(HTTP 403\)" "$out"
+check_rc "token file missing" 3 "$LRUGEN" fleet hosts --store "$STORE_URL" --token-file "$tmp/nope"
+out=$("${F[@]}" wss --memcg-glob '/nope*' 2>&1)
+check "nothing matches: exit 2" 2 $?
+check "nothing matches: the store's reason" "lrugen: no memcg path matches '/nope*'" "$out"
+check_rc "unknown host" 2 "${F[@]}" timeline --host nope
+out=$("${F[@]}" cold --threshold 2d 2>&1)
+check_grep "threshold above 24h" "^lrugen: parameter 'threshold': above the largest" "$out"
+finish

@@ -1,0 +1,303 @@
+/* test_fleet.c - lru_fleet (thresholds, packing, histograms), lru_buf varints, lru_synth. */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lru_buf.h"
+#include "lru_fleet.h"
+#include "lru_pb.h"
+#include "lru_synth.h"
+#include "lru_ws.h"
+
+static void test_threshold_index(void **state)
+{
+	(void)state;
+	assert_int_equal(lru_fleet_threshold_index(0), 0);
+	assert_int_equal(lru_fleet_threshold_index(60000), 0);
+	assert_int_equal(lru_fleet_threshold_index(60001), 1);
+	assert_int_equal(lru_fleet_threshold_index(120000), 1);
+	assert_int_equal(lru_fleet_threshold_index(180000), 2);
+	assert_int_equal(lru_fleet_threshold_index(86400000), 7);
+	assert_int_equal(lru_fleet_threshold_index(86400001), -1);
+	assert_string_equal(lru_fleet_threshold_name(5), "1h");
+	for (unsigned k = 1; k < LRU_FLEET_NR_THRESHOLDS; k++)
+		assert_true(lru_fleet_threshold_ms(k) > lru_fleet_threshold_ms(k - 1));
+}
+
+/* The precomputed cold bytes are lru_ws_lruvec's, in STRICT mode, at every threshold. */
+static void test_cold_matches_ws(void **state)
+{
+	struct lru_snapshot s;
+	size_t mi, li;
+	unsigned seed = 7;
+
+	(void)state;
+	lru_snapshot_init(&s);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 1, "/a", 2, &mi, NULL), LRU_OK);
+	for (int round = 0; round < 500; round++) {
+		struct lru_lruvec *lv;
+		struct lru_fleet_cold c;
+		uint32_t age = 0;
+
+		assert_int_equal(lru_snapshot_add_lruvec(&s, mi, round, &li, NULL), LRU_OK);
+		lv = &s.lruvecs[li];
+		lv->nr_gens = 1 + (unsigned)(rand_r(&seed) % LRU_MAX_GENS);
+		for (int g = (int)lv->nr_gens - 1; g >= 0; g--) {
+			age += (uint32_t)(rand_r(&seed) % 4000000);
+			lv->gens[g].seq = 10 + (unsigned)g;
+			lv->gens[g].age_ms = age;
+			lv->gens[g].pages[0] = (uint64_t)(rand_r(&seed) % 100000);
+			lv->gens[g].pages[1] = (uint64_t)(rand_r(&seed) % 100000);
+			lv->gens[g].evicted = (uint8_t)(rand_r(&seed) % 5 == 0 ? 1 : 0);
+		}
+		lru_fleet_lruvec_cold(lv, 4096, &c);
+		for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
+			struct lru_ws w;
+
+			lru_ws_lruvec(&s, lv, lru_fleet_threshold_ms(k), LRU_WS_STRICT, &w);
+			assert_int_equal(c.cold[k], lru_ws_cold(&w));
+			assert_int_equal(c.total, lru_ws_cold(&w) + lru_ws_hot(&w));
+		}
+		if (s.nr_lruvecs > 1000)
+			break;
+	}
+	lru_snapshot_release(&s);
+}
+
+static void test_pack_roundtrip(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_buf b;
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec out;
+	struct lru_node_mem nodes[4];
+	struct lru_error err;
+	uint64_t ids[2] = { 42, 7 };
+	size_t mi, li;
+
+	(void)state;
+	lru_snapshot_init(&s);
+	lru_buf_init(&b);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 5, "/jobs/web", 9, &mi, NULL), LRU_OK);
+	s.memcgs[mi].ino = 1234567;
+	assert_int_equal(lru_snapshot_add_memcg(&s, 6, "/x", 2, &mi, NULL), LRU_OK);
+	assert_int_equal(lru_snapshot_add_lruvec(&s, 0, 3, &li, NULL), LRU_OK);
+	s.lruvecs[li].nr_gens = 3;
+	for (unsigned g = 0; g < 3; g++)
+		s.lruvecs[li].gens[g] = (struct lru_gen){ .seq = 100 + g, .age_ms = 9000 - g * 3000,
+							  .pages = { 1000 * g, 7 } };
+	assert_int_equal(lru_snapshot_add_lruvec(&s, 1, 0, &li, NULL), LRU_OK);
+	s.lruvecs[li].nr_gens = 1;
+	s.lruvecs[li].gens[0] = (struct lru_gen){ .seq = 1, .age_ms = 5, .evicted = 2,
+						  .pages = { 3, 4 } };
+	s.nodes = calloc(1, sizeof(*s.nodes));
+	s.nodes[0] = (struct lru_node_mem){ 3, 8ULL << 30, 1ULL << 30, 5, 6 };
+	s.nr_nodes = 1;
+	lru_snapshot_set_times(&s, 1700000000000, 1700000000100);
+	s.lruvecs[1].gens[0].birth_ms -= 77;	/* a birth that is not mid - age */
+	assert_int_equal(lru_fleet_pack(&s, ids, &b, &err), LRU_OK);
+
+	assert_int_equal(lru_fleet_unpack_begin(&r, b.data, b.len, lru_fleet_taken_ms(&s), nodes, 4,
+						&err), LRU_OK);
+	assert_int_equal(r.nr_nodes, 1);
+	assert_int_equal(nodes[0].node, 3);
+	assert_int_equal(nodes[0].free, 1ULL << 30);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(out.path_id, 42);
+	assert_int_equal(out.ino, 1234567);
+	assert_int_equal(out.memcg_id, 5);
+	assert_int_equal(out.lv.node, 3);
+	assert_int_equal(out.lv.nr_gens, 3);
+	for (unsigned g = 0; g < 3; g++) {
+		assert_int_equal(out.lv.gens[g].seq, 100 + g);
+		assert_int_equal(out.lv.gens[g].age_ms, s.lruvecs[0].gens[g].age_ms);
+		assert_int_equal(out.lv.gens[g].pages[0], 1000 * g);
+		assert_int_equal(out.lv.gens[g].birth_ms, s.lruvecs[0].gens[g].birth_ms);
+	}
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(out.path_id, 7);
+	assert_int_equal(out.lv.gens[0].evicted, 2);
+	assert_int_equal(out.lv.gens[0].birth_ms, s.lruvecs[1].gens[0].birth_ms);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+
+	/* every truncation is an error, never a crash */
+	for (size_t len = 0; len < b.len; len++) {
+		int rc = 1;
+
+		if (lru_fleet_unpack_begin(&r, b.data, len, 0, nodes, 4, &err))
+			continue;
+		while (rc > 0)
+			rc = lru_fleet_unpack_next(&r, &out, &err);
+		assert_int_equal(rc, -1);
+		assert_int_equal(err.code, LRU_EPROTO);
+	}
+	lru_buf_release(&b);
+	lru_snapshot_release(&s);
+}
+
+static void test_hist_buckets(void **state)
+{
+	(void)state;
+	for (uint64_t v = 0; v < 16; v++)
+		assert_int_equal(lru_hist_bucket_of(v), v);
+	/* monotonic, and a bucket is at most 1/16 of its values wide */
+	for (uint64_t v = 16; v < (1ULL << 40); v = v * 17 / 16 + 1) {
+		uint32_t b = lru_hist_bucket_of(v);
+
+		assert_true(lru_hist_bucket_of(v + 1) >= b);
+		assert_true(lru_hist_bucket_of(v + v / 16 + 1) > b);
+	}
+	assert_int_equal(lru_hist_bucket_of(UINT64_MAX), 16 + 59 * 16 + 15);
+}
+
+static void test_hist_percentiles(void **state)
+{
+	struct lru_hist h, m;
+	struct lru_hist set[LRU_FLEET_NR_THRESHOLDS], back[LRU_FLEET_NR_THRESHOLDS];
+	struct lru_buf b;
+	struct lru_error err;
+
+	(void)state;
+	lru_hist_init(&h);
+	assert_int_equal(lru_hist_percentile(&h, 50), 0);
+	for (uint64_t i = 1; i <= 100; i++)
+		assert_int_equal(lru_hist_add(&h, i << 20, 1, NULL), LRU_OK);	/* 1..100 MiB */
+	assert_int_equal(h.count, 100);
+	/* nearest rank, answered with the bucket's largest value: an upper bound within 1/16 */
+	for (unsigned p = 1; p <= 100; p++) {
+		assert_true(lru_hist_percentile(&h, p) >= (uint64_t)p << 20);
+		assert_true(lru_hist_percentile(&h, p) <= ((uint64_t)p << 20) * 17 / 16);
+	}
+	assert_int_equal(lru_hist_percentile(&h, 1), 1ULL << 20);
+	assert_int_equal(lru_hist_max(&h), 100ULL << 20);
+	assert_int_equal(lru_hist_percentile(&h, 100), 100ULL << 20);
+	/* exact when every value has a bucket of its own */
+	lru_hist_release(&h);
+	for (unsigned i = 0; i < 20; i++)
+		assert_int_equal(lru_hist_add(&h, 1000ULL << i, 1, NULL), LRU_OK);
+	assert_int_equal(lru_hist_percentile(&h, 50), 1000ULL << 9);
+	assert_int_equal(lru_hist_percentile(&h, 95), 1000ULL << 18);
+	assert_int_equal(lru_hist_percentile(&h, 99), 1000ULL << 19);
+
+	lru_hist_init(&m);
+	assert_int_equal(lru_hist_add(&m, 7, 3, NULL), LRU_OK);
+	assert_int_equal(lru_hist_merge(&m, &h, NULL), LRU_OK);
+	assert_int_equal(m.count, 23);
+	assert_int_equal(lru_hist_percentile(&m, 1), 7);
+
+	/* a set of 8 encodes, decodes and merges */
+	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
+		lru_hist_init(&set[k]);
+		lru_hist_init(&back[k]);
+		assert_int_equal(lru_hist_add(&set[k], 1000 * (k + 1), k + 1, NULL), LRU_OK);
+	}
+	lru_buf_init(&b);
+	assert_int_equal(lru_hist_set_encode(set, &b, &err), LRU_OK);
+	assert_int_equal(lru_hist_set_merge_blob(back, b.data, b.len, &err), LRU_OK);
+	assert_int_equal(lru_hist_set_merge_blob(back, b.data, b.len, &err), LRU_OK);
+	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
+		assert_int_equal(back[k].count, 2 * (k + 1));
+		assert_int_equal(lru_hist_max(&back[k]), 1000 * (k + 1));
+	}
+	lru_hist_release(&m);
+	lru_hist_init(&m);
+	assert_int_equal(lru_hist_merge_blob(&m, 6, b.data, b.len, &err), LRU_OK);
+	assert_int_equal(m.count, 7);
+	/* corrupt blobs are refused */
+	assert_int_equal(lru_hist_merge_blob(&m, 6, b.data, b.len - 1, &err), LRU_EPROTO);
+	b.data[0] = 9;
+	assert_int_equal(lru_hist_set_merge_blob(back, b.data, b.len, &err), LRU_EPROTO);
+	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
+		lru_hist_release(&set[k]);
+		lru_hist_release(&back[k]);
+	}
+	lru_buf_release(&b);
+	lru_hist_release(&m);
+	lru_hist_release(&h);
+}
+
+static void test_varints_and_buf(void **state)
+{
+	static const uint64_t v[] = { 0, 1, 127, 128, 300, 1ULL << 35, UINT64_MAX };
+	struct lru_buf b;
+	const uint8_t *p;
+	uint64_t x;
+	int64_t sx;
+
+	(void)state;
+	lru_buf_init(&b);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_int_equal(lru_buf_reserve(&b, 2 * LRU_BUF_VARINT_MAX, NULL), LRU_OK);
+		lru_buf_put_varint(&b, v[i]);
+		lru_buf_put_svarint(&b, -(int64_t)(v[i] >> 2));
+	}
+	p = b.data;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_int_equal(lru_get_varint(&p, b.data + b.len, &x), 0);
+		assert_int_equal(x, v[i]);
+		assert_int_equal(lru_get_svarint(&p, b.data + b.len, &sx), 0);
+		assert_int_equal(sx, -(int64_t)(v[i] >> 2));
+	}
+	assert_int_equal(lru_get_varint(&p, b.data + b.len, &x), -1);
+	lru_buf_release(&b);
+	b.max = 10;
+	assert_int_equal(lru_buf_append(&b, "0123456789", 10, NULL), LRU_OK);
+	assert_int_equal(lru_buf_append(&b, "x", 1, NULL), LRU_ERANGE);
+	lru_buf_release(&b);
+	assert_int_equal(lru_fleet_glob_prefix("/jobs/web*"), 9);
+	assert_int_equal(lru_fleet_glob_prefix("*"), 0);
+	assert_int_equal(lru_fleet_glob_prefix("/a/[bc]"), 3);
+	assert_int_equal(lru_fleet_glob_prefix("/plain"), 6);
+}
+
+/* The synthetic fleet is deterministic and valid on the wire. */
+static void test_synth(void **state)
+{
+	struct lru_synth fleet;
+	struct lru_snapshot a, b, *dec;
+	const struct lru_snapshot *pa = &a, *pb_ = &b;
+	uint8_t *ea, *eb;
+	size_t la, lb, n;
+
+	(void)state;
+	lru_synth_defaults(&fleet);
+	fleet.nr_memcgs = 20;
+	lru_snapshot_init(&a);
+	lru_snapshot_init(&b);
+	assert_int_equal(lru_synth_host(&fleet, 17, 5000, &a, NULL), LRU_OK);
+	assert_int_equal(lru_synth_host(&fleet, 17, 5000, &b, NULL), LRU_OK);
+	assert_int_equal(a.nr_lruvecs, 40);
+	assert_string_equal(a.host.host, "host-00017");
+	assert_int_equal(a.host.seq, 5000);
+	assert_int_equal(lru_fleet_taken_ms(&a), lru_synth_time_ms(&fleet, 17, 5000));
+	assert_int_equal(lru_synth_cycle_at(&fleet, 17, lru_synth_time_ms(&fleet, 17, 5000)), 5000);
+	assert_int_equal(lru_pb_encode_batch(&pa, 1, &ea, &la, NULL), LRU_OK);
+	assert_int_equal(lru_pb_encode_batch(&pb_, 1, &eb, &lb, NULL), LRU_OK);
+	assert_int_equal(la, lb);
+	assert_memory_equal(ea, eb, la);
+	assert_int_equal(lru_pb_decode_batch(ea, la, &dec, &n, NULL), LRU_OK);
+	assert_int_equal(n, 1);
+	for (size_t i = 0; i < dec[0].nr_nodes; i++)
+		assert_true(dec[0].nodes[i].free <= dec[0].nodes[i].total);
+	lru_pb_free_snapshots(dec, n);
+	free(ea);
+	free(eb);
+	lru_snapshot_release(&a);
+	lru_snapshot_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threshold_index),
+		cmocka_unit_test(test_cold_matches_ws),
+		cmocka_unit_test(test_pack_roundtrip),
+		cmocka_unit_test(test_hist_buckets),
+		cmocka_unit_test(test_hist_percentiles),
+		cmocka_unit_test(test_varints_and_buf),
+		cmocka_unit_test(test_synth),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
