@@ -1,0 +1,358 @@
+/*
+ * replay.c - the replay backend: a SnapshotBatch file (lrugend --once
+ * --output FILE) or a collector spool directory, stepped through in time.
+ *
+ * Every snapshot is loaded at open. Frames are the distinct read times
+ * (HostSnapshot.taken_at_ms, the read midpoint) in ascending order; frame k
+ * shows, for each host, its latest snapshot taken at or before time k, so a
+ * fleet recording steps host by host. A spool is never opened in place:
+ * lru_spool_open() locks the directory (lrugend may hold it) and may repair
+ * its tail, so its segment, head and seq files are copied to a private
+ * temporary directory first and read from there.
+ */
+#include "source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lru_pb.h"
+#include "lru_spool.h"
+#include "lru_sys.h"
+
+struct replay {
+	struct top_source base;
+	struct lru_snapshot *snaps;	/* every snapshot, sorted by read time */
+	size_t nr_snaps, alloc_snaps;
+	const struct lru_snapshot **frames; /* nr_frames x nr_hosts pointers (NULL = none yet) */
+	int64_t *times;			/* per frame */
+	size_t nr_frames, nr_hosts;
+	size_t cur;
+	const struct lru_snapshot **shown; /* the current frame without NULLs */
+};
+
+static int64_t read_mid(const struct lru_snapshot *s)
+{
+	return s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2;
+}
+
+/* Move decoded snapshots into r->snaps (takes ownership of their contents). */
+static enum lru_err take(struct replay *r, struct lru_snapshot *snaps, size_t n,
+			 struct lru_error *err)
+{
+	if (r->nr_snaps + n > r->alloc_snaps) {
+		size_t alloc = (r->nr_snaps + n) * 2;
+		struct lru_snapshot *p = realloc(r->snaps, alloc * sizeof(*p));
+
+		if (!p)
+			return lru_fail(err, LRU_ENOMEM, "out of memory");
+		r->snaps = p;
+		r->alloc_snaps = alloc;
+	}
+	memcpy(r->snaps + r->nr_snaps, snaps, n * sizeof(*snaps));
+	r->nr_snaps += n;
+	free(snaps);
+	return LRU_OK;
+}
+
+static enum lru_err load_buf(struct replay *r, const uint8_t *buf, size_t len, const char *what,
+			     struct lru_error *err)
+{
+	struct lru_snapshot *snaps;
+	enum lru_err rc;
+	size_t n;
+
+	rc = lru_pb_decode_batch(buf, len, &snaps, &n, err);
+	if (rc) {
+		char msg[LRU_ERRMSG_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
+		return lru_fail(err, rc, "%s: %s", what, msg);
+	}
+	return take(r, snaps, n, err);
+}
+
+static enum lru_err load_file(struct replay *r, const char *path, struct lru_error *err)
+{
+	char *data;
+	size_t len;
+	enum lru_err rc = lru_sys_read(NULL, path, LRU_PB_MAX_MESSAGE, &data, &len, err);
+
+	if (rc)
+		return rc;
+	rc = load_buf(r, (const uint8_t *)data, len, path, err);
+	free(data);
+	return rc;
+}
+
+static bool spool_file(const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strcmp(name, "head") || !strcmp(name, "seq") ||
+	       (len > 4 && !strcmp(name + len - 4, ".seg"));
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n = 0;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (close(out) || n < 0)
+		return -1;
+	return 0;
+}
+
+/* Remove the private copy (files first, then the directory). */
+static void remove_tree(const char *dir)
+{
+	char path[LRU_PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static enum lru_err read_spool(struct replay *r, const char *dir, struct lru_error *err)
+{
+	struct lru_spool_opts opts = { 0 };
+	struct lru_spool_pos pos;
+	struct lru_spool_rec rec;
+	struct lru_spool *sp;
+	char what[64];
+	enum lru_err rc;
+	uint8_t *buf;
+
+	rc = lru_spool_open(dir, &opts, &sp, err);
+	if (rc)
+		return rc;
+	lru_spool_head(sp, &pos);
+	while (!(rc = lru_spool_peek(sp, &pos, &rec, err))) {
+		buf = malloc(rec.len ? rec.len : 1);
+		if (!buf) {
+			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+			break;
+		}
+		rc = lru_spool_read(sp, &rec, buf, err);
+		if (!rc) {
+			snprintf(what, sizeof(what), "spool record seq %llu",
+				 (unsigned long long)rec.seq);
+			rc = load_buf(r, buf, rec.len, what, err);
+		}
+		free(buf);
+		if (rc)
+			break;
+		pos = rec.next;
+	}
+	lru_spool_close(sp);
+	if (rc == LRU_ENOENT) {
+		lru_error_clear(err);
+		rc = LRU_OK;
+	}
+	return rc;
+}
+
+/* Copy the spool's files into a private directory and read them from there. */
+static enum lru_err load_spool(struct replay *r, const char *dir, struct lru_error *err)
+{
+	char tmpl[] = "/tmp/lrugen-top-spool.XXXXXX", from[LRU_PATH_MAX], to[LRU_PATH_MAX];
+	struct dirent *de;
+	enum lru_err rc = LRU_OK;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return lru_fail(err, errno == ENOENT ? LRU_ENOENT : LRU_EIO,
+				"cannot read spool '%s': %s", dir, strerror(errno));
+	if (!mkdtemp(tmpl)) {
+		closedir(d);
+		return lru_fail(err, LRU_EIO, "cannot create a temporary directory: %s",
+				strerror(errno));
+	}
+	while (!rc && (de = readdir(d))) {
+		if (!spool_file(de->d_name))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", dir, de->d_name);
+		snprintf(to, sizeof(to), "%s/%s", tmpl, de->d_name);
+		if (copy_file(from, to))
+			rc = lru_fail(err, LRU_EIO, "cannot copy '%s': %s", from, strerror(errno));
+	}
+	closedir(d);
+	if (!rc)
+		rc = read_spool(r, tmpl, err);
+	remove_tree(tmpl);
+	return rc;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	int64_t x = read_mid(a), y = read_mid(b);
+
+	return (x > y) - (x < y);
+}
+
+static const char *host_of(const struct lru_snapshot *s)
+{
+	return s->host.host ? s->host.host : "";
+}
+
+/* Frames: distinct read times; per host the latest snapshot at or before each. */
+static enum lru_err build_frames(struct replay *r, struct lru_error *err)
+{
+	const char **hosts;
+	size_t *host_of_snap, i, j, f;
+
+	qsort(r->snaps, r->nr_snaps, sizeof(*r->snaps), cmp_time);
+	hosts = calloc(r->nr_snaps, sizeof(*hosts));
+	host_of_snap = calloc(r->nr_snaps, sizeof(*host_of_snap));
+	r->times = calloc(r->nr_snaps, sizeof(*r->times));
+	if (!hosts || !host_of_snap || !r->times)
+		goto nomem;
+	for (i = 0; i < r->nr_snaps; i++) {
+		for (j = 0; j < r->nr_hosts; j++)
+			if (!strcmp(hosts[j], host_of(&r->snaps[i])))
+				break;
+		if (j == r->nr_hosts)
+			hosts[r->nr_hosts++] = host_of(&r->snaps[i]);
+		host_of_snap[i] = j;
+		if (!r->nr_frames || r->times[r->nr_frames - 1] != read_mid(&r->snaps[i]))
+			r->times[r->nr_frames++] = read_mid(&r->snaps[i]);
+	}
+	r->frames = calloc(r->nr_frames * r->nr_hosts, sizeof(*r->frames));
+	r->shown = calloc(r->nr_hosts, sizeof(*r->shown));
+	if (!r->frames || !r->shown)
+		goto nomem;
+	for (i = 0, f = 0; f < r->nr_frames; f++) {
+		const struct lru_snapshot **row = r->frames + f * r->nr_hosts;
+
+		if (f)
+			memcpy(row, row - r->nr_hosts, r->nr_hosts * sizeof(*row));
+		for (; i < r->nr_snaps && read_mid(&r->snaps[i]) == r->times[f]; i++)
+			row[host_of_snap[i]] = &r->snaps[i];
+	}
+	free(hosts);
+	free(host_of_snap);
+	return LRU_OK;
+nomem:
+	free(hosts);
+	free(host_of_snap);
+	return lru_fail(err, LRU_ENOMEM, "out of memory");
+}
+
+static enum lru_err replay_fetch(struct top_source *src, struct top_frame *frame,
+				 struct lru_error *err)
+{
+	struct replay *r = (struct replay *)src;
+	const struct lru_snapshot **row = r->frames + r->cur * r->nr_hosts;
+	size_t i, n = 0;
+
+	(void)err;
+	for (i = 0; i < r->nr_hosts; i++)
+		if (row[i])
+			r->shown[n++] = row[i];
+	frame->snaps = r->shown;
+	frame->nr = n;
+	frame->now_ms = r->times[r->cur];
+	frame->index = r->cur;
+	frame->count = r->nr_frames;
+	return LRU_OK;
+}
+
+static bool replay_step(struct top_source *src, long delta)
+{
+	struct replay *r = (struct replay *)src;
+	long to = (long)r->cur + delta;
+
+	if (to < 0)
+		to = 0;
+	if (to >= (long)r->nr_frames)
+		to = (long)r->nr_frames - 1;
+	if ((size_t)to == r->cur)
+		return false;
+	r->cur = (size_t)to;
+	return true;
+}
+
+static void replay_free(struct top_source *src)
+{
+	struct replay *r = (struct replay *)src;
+	size_t i;
+
+	for (i = 0; i < r->nr_snaps; i++)
+		lru_snapshot_release(&r->snaps[i]);
+	free(r->snaps);
+	free(r->frames);
+	free(r->times);
+	free(r->shown);
+	free(r);
+}
+
+static const struct top_source_ops replay_ops = {
+	.fetch = replay_fetch,
+	.step = replay_step,
+	.free = replay_free,
+};
+
+enum lru_err top_source_replay_open(const struct top_source_opts *opts,
+				    struct top_source **out, struct lru_error *err)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	struct stat st;
+	enum lru_err rc;
+	bool spool;
+
+	if (!r)
+		return lru_fail(err, LRU_ENOMEM, "out of memory");
+	r->base.ops = &replay_ops;
+	r->base.kind = TOP_SRC_REPLAY;
+	if (stat(opts->replay, &st)) {
+		rc = lru_fail(err, LRU_ENOENT, "cannot open '%s': %s", opts->replay,
+			      strerror(errno));
+		goto fail;
+	}
+	spool = S_ISDIR(st.st_mode);
+	rc = spool ? load_spool(r, opts->replay, err) : load_file(r, opts->replay, err);
+	if (rc)
+		goto fail;
+	if (!r->nr_snaps) {
+		rc = lru_fail(err, LRU_ENOENT, "'%s' holds no snapshots", opts->replay);
+		goto fail;
+	}
+	rc = build_frames(r, err);
+	if (rc)
+		goto fail;
+	r->cur = r->nr_frames - 1;
+	snprintf(r->base.label, sizeof(r->base.label), "replay %s%s", opts->replay,
+		 spool ? " (spool)" : "");
+	*out = &r->base;
+	return LRU_OK;
+fail:
+	replay_free(&r->base);
+	return rc;
+}
