@@ -46,6 +46,34 @@ static enum lru_err grow(void **array, size_t *alloc, size_t need, size_t elem,
 	return LRU_OK;
 }
 
+/* Make *array (of elem-sized items) hold exactly need items, if it holds fewer. */
+static enum lru_err reserve(void **array, size_t *alloc, size_t need, size_t elem,
+			    struct lru_error *err)
+{
+	void *p;
+
+	if (need <= *alloc)
+		return LRU_OK;
+	if (need > SIZE_MAX / elem || !(p = realloc(*array, need * elem)))
+		return lru_fail(err, LRU_ENOMEM, "out of memory growing a snapshot to %zu items",
+				need);
+	*array = p;
+	*alloc = need;
+	return LRU_OK;
+}
+
+enum lru_err lru_snapshot_reserve(struct lru_snapshot *snap, size_t nr_memcgs,
+				  size_t nr_lruvecs, struct lru_error *err)
+{
+	enum lru_err rc = reserve((void **)&snap->memcgs, &snap->alloc_memcgs, nr_memcgs,
+				  sizeof(*snap->memcgs), err);
+
+	if (rc)
+		return rc;
+	return reserve((void **)&snap->lruvecs, &snap->alloc_lruvecs, nr_lruvecs,
+		       sizeof(*snap->lruvecs), err);
+}
+
 enum lru_err lru_snapshot_add_memcg(struct lru_snapshot *snap, uint64_t id,
 				    const char *path, size_t path_len,
 				    size_t *index, struct lru_error *err)

@@ -185,6 +185,13 @@ enum lru_err lru_snapshot_add_memcg(struct lru_snapshot *snap, uint64_t id,
 				    size_t *index, struct lru_error *err);
 enum lru_err lru_snapshot_add_lruvec(struct lru_snapshot *snap, size_t memcg,
 				     int node, size_t *index, struct lru_error *err);
+/*
+ * Make room for nr_memcgs memcgs and nr_lruvecs lruvecs in all, so that
+ * adding up to that many allocates nothing more; smaller counts (0 included)
+ * change nothing. A hint: the add functions still grow the arrays as needed.
+ */
+enum lru_err lru_snapshot_reserve(struct lru_snapshot *snap, size_t nr_memcgs,
+				  size_t nr_lruvecs, struct lru_error *err);
 
 /* The lruvec of a memcg path (or of an id when path is NULL) on a node, or NULL. */
 const struct lru_lruvec *lru_snapshot_find(const struct lru_snapshot *snap,

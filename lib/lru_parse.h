@@ -51,7 +51,10 @@ enum lru_err lru_parser_feed(struct lru_parser *p, const char *buf, size_t len,
 enum lru_err lru_parser_finish(struct lru_parser *p, struct lru_error *err);
 void lru_parser_free(struct lru_parser *p);
 
-/* Parse a whole buffer into snap (new + feed + finish + free). */
+/*
+ * Parse a whole buffer into snap (new + feed + finish + free). Knowing the
+ * length, it sizes snap's arrays about once rather than doubling them.
+ */
 enum lru_err lru_parse_buf(struct lru_snapshot *snap, const char *buf, size_t len,
 			   struct lru_error *err);
 

@@ -3,8 +3,11 @@
  *
  * Parses the input whole (lru_parse_buf) and streamed in chunks whose sizes
  * are derived from the input (lru_parser_feed: varying chunks, two halves,
- * one byte at a time for short inputs). Every way must give the same result:
- * the same code, line and message on error, the same snapshot on success.
+ * one byte at a time for short inputs), and whole with a tab put before each
+ * line that starts with a space, which no fixed-width fast path of the parser
+ * takes (so the general path parses those lines). Every way must give the
+ * same result: the same code, line and message on error, the same snapshot
+ * on success.
  * A successful snapshot must also keep the model's invariants, and an error
  * must be LRU_EPARSE or LRU_ERANGE with a message that names its line.
  * Any difference abort()s.
@@ -68,6 +71,32 @@ static enum lru_err parse_stream(struct lru_snapshot *snap, const char *buf, siz
 		rc = lru_parser_finish(p, err);
 	lru_parser_free(p);
 	return rc;
+}
+
+/*
+ * buf with a tab before each line that starts with a space and is shorter
+ * than LRU_LINE_MAX: the parser skips leading blanks alike, but neither the
+ * first byte nor the length of such a line is the kernel's fixed-width one.
+ */
+static char *tab_lines(const char *buf, size_t len, size_t *out_len)
+{
+	char *out = malloc(2 * len + 1);
+	size_t i, start = 0, n = 0;
+
+	CHECK(out);
+	for (i = 0; i < len; i++) {
+		if (i == start) {
+			const char *nl = memchr(buf + i, '\n', len - i);
+			size_t line = nl ? (size_t)(nl - (buf + i)) : len - i;
+
+			if (buf[i] == ' ' && line < LRU_LINE_MAX)
+				out[n++] = '\t';
+			start = i + line + 1;
+		}
+		out[n++] = buf[i];
+	}
+	*out_len = n;
+	return out;
 }
 
 static void check_error(enum lru_err rc, const struct lru_error *err)
@@ -163,7 +192,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lru_error err0, err;
 	enum lru_err rc0, rc;
 	uint64_t seed = 0xcbf29ce484222325ULL;
-	size_t i;
+	size_t i, tabbed_len;
+	char *tabbed;
 	int mode;
 
 	for (i = 0; i < size; i++)
@@ -190,6 +220,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		lru_snapshot_release(&chunked);
 	}
+
+	tabbed = tab_lines(buf, size, &tabbed_len);
+	lru_snapshot_init(&chunked);
+	lru_error_clear(&err);
+	rc = lru_parse_buf(&chunked, tabbed, tabbed_len, &err);
+	CHECK(rc == rc0);
+	if (rc) {
+		CHECK(err.line == err0.line);
+		CHECK(!strcmp(err.msg, err0.msg));
+	} else {
+		check_same(&whole, &chunked);
+	}
+	lru_snapshot_release(&chunked);
+	free(tabbed);
 	lru_snapshot_release(&whole);
 	return 0;
 }

@@ -84,12 +84,46 @@ static void test_lruvec_pages_skip_evicted(void **state)
 	assert_int_equal(lru_lruvec_max_seq(&lv), lv.gens[2].seq);
 }
 
+static void test_reserve(void **state)
+{
+	struct lru_snapshot snap;
+	struct lru_error err;
+	const struct lru_lruvec *lv;
+	size_t i, idx;
+
+	(void)state;
+	lru_snapshot_init(&snap);
+	assert_int_equal(lru_snapshot_reserve(&snap, 0, 0, &err), LRU_OK);
+	assert_null(snap.memcgs);
+	assert_int_equal(lru_snapshot_reserve(&snap, 3, 100, &err), LRU_OK);
+	assert_int_equal(snap.alloc_memcgs, 3);
+	assert_int_equal(snap.alloc_lruvecs, 100);
+	assert_int_equal(lru_snapshot_add_memcg(&snap, 1, "/", 1, &idx, &err), LRU_OK);
+	lv = snap.lruvecs;
+	for (i = 0; i < 100; i++)
+		assert_int_equal(lru_snapshot_add_lruvec(&snap, 0, (int)i, &idx, &err), LRU_OK);
+	assert_ptr_equal(snap.lruvecs, lv);	/* room was made once */
+	/* fewer than there is room for: nothing changes */
+	assert_int_equal(lru_snapshot_reserve(&snap, 1, 50, &err), LRU_OK);
+	assert_int_equal(snap.alloc_lruvecs, 100);
+	/* more grow on demand past a reservation */
+	assert_int_equal(lru_snapshot_add_lruvec(&snap, 0, 100, &idx, &err), LRU_OK);
+	assert_int_equal(idx, 100);
+	assert_true(snap.alloc_lruvecs > 100);
+	assert_int_equal(snap.lruvecs[42].node, 42);
+	assert_int_equal(lru_snapshot_reserve(&snap, 0, SIZE_MAX, &err), LRU_ENOMEM);
+	assert_int_equal(err.code, LRU_ENOMEM);
+	assert_int_equal(snap.nr_lruvecs, 101);
+	lru_snapshot_release(&snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_find_release),
 		cmocka_unit_test(test_birth_times_and_error_bound),
 		cmocka_unit_test(test_lruvec_pages_skip_evicted),
+		cmocka_unit_test(test_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -784,6 +785,221 @@ static void test_chunking_synthetic(void **state)
 		assert_chunking_invariant(texts[i], strlen(texts[i]), 1);
 }
 
+/* --- fixed-width fast paths ------------------------------------------------------ */
+
+/*
+ * The text must give the same result as-is and with a tab put before every
+ * line that starts with a space (and is not overlong): leading blanks are
+ * skipped alike, but no fixed-width fast path takes such a line - its first
+ * byte and its length are not the kernel's - so the second parse checks the
+ * fast paths against the general one.
+ */
+static void assert_same_as_general(const char *buf, size_t len)
+{
+	struct lru_snapshot fast, general;
+	struct lru_error err0, err;
+	char *tabbed = malloc(2 * len + 1);
+	enum lru_err rc0, rc;
+	size_t i, start = 0, n = 0;
+
+	assert_non_null(tabbed);
+	for (i = 0; i < len; i++) {
+		if (i == start) {
+			const char *nl = memchr(buf + i, '\n', len - i);
+			size_t line = nl ? (size_t)(nl - (buf + i)) : len - i;
+
+			if (buf[i] == ' ' && line < LRU_LINE_MAX)
+				tabbed[n++] = '\t';
+			start = i + line + 1;
+		}
+		tabbed[n++] = buf[i];
+	}
+	lru_snapshot_init(&fast);
+	lru_snapshot_init(&general);
+	lru_error_clear(&err0);
+	lru_error_clear(&err);
+	rc0 = lru_parse_buf(&fast, buf, len, &err0);
+	rc = lru_parse_buf(&general, tabbed, n, &err);
+	assert_int_equal(rc, rc0);
+	if (rc) {
+		assert_int_equal(err.line, err0.line);
+		assert_string_equal(err.msg, err0.msg);
+	} else {
+		assert_snap_equal(&fast, &general);
+	}
+	lru_snapshot_release(&fast);
+	lru_snapshot_release(&general);
+	free(tabbed);
+}
+
+static void check_file_same_as_general(const char *dir, const char *name)
+{
+	char rel[300];
+	size_t len;
+	char *buf;
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
+	buf = tu_read(rel, &len);
+	assert_same_as_general(buf, len);
+	free(buf);
+}
+
+/* Append one line printed with the kernel's format (fixed-width columns). */
+static size_t add(char *buf, size_t size, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t add(char *buf, size_t size, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	assert_true(r > 0 && (size_t)r < size - n);
+	return n + (size_t)r;
+}
+
+#define GEN " %10llu %10llu %10llu%c %10llu%c\n"
+#define TIER "            %10d %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
+/* a tier line with its index left as a format (%10d) for full_memcg() */
+#define TIER_FMT "            %%10d %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
+#define WALK6 "                       %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
+#define WALK4 "                       %10llu%c %10llu%c %10llu%c %10llu%c\n"
+
+/*
+ * A memcg of lru_gen_full text whose youngest generation has the given lines
+ * (tier: a format of the tier index).
+ */
+static size_t full_memcg(char *buf, size_t size, size_t n, const char *gen, const char *tier,
+			 const char *walk)
+{
+	int t;
+
+	n = add(buf, size, n, "memcg     1 /\n node     0\n");
+	n = add(buf, size, n, GEN, 3ULL, 9ULL, 1ULL, 'x', 2ULL, ' ');
+	for (t = 0; t < LRU_NR_TIERS; t++)
+		n = add(buf, size, n, TIER, t, 1ULL, 'r', 2ULL, 'e', 3ULL, 'p', 4ULL, ' ', 5ULL,
+			' ', 6ULL, ' ');
+	n = add(buf, size, n, WALK6, 0ULL, ' ', 0ULL, ' ', 0ULL, ' ', 0ULL, ' ', 0ULL, ' ', 0ULL,
+		' ');
+	n = add(buf, size, n, "%s", gen);
+	for (t = 0; t < LRU_NR_TIERS; t++)
+		n = add(buf, size, n, tier, t);
+	return add(buf, size, n, "%s", walk);
+}
+
+static void test_fixed_width_matches_general(void **state)
+{
+	static const char *const dirs[] = { "corpus/parse", "corpus/malformed" };
+	static const char *const fixtures[] = {
+		"linux-6.1/lru_gen.txt", "linux-6.1/lru_gen-idle.txt", "linux-6.1/lru_gen_full.txt",
+		"linux-6.12/lru_gen.txt", "linux-6.12/lru_gen_full.txt",
+	};
+	/* widths at and past the columns, values at and past their limits */
+	static const unsigned long long values[] = {
+		0, 7, 99999999, 100000000, 999999999, 1000000000, 4294967295ULL, 4294967296ULL,
+		9999999999ULL, 10000000000ULL, 18446744073709551615ULL,
+	};
+	static const char marks[] = " xXryT";
+	enum { SIZE = 8192 };
+	char *buf = malloc(SIZE), gen[128], tier[160], walk[160];
+	size_t i, j, k, n, nv = sizeof(values) / sizeof(values[0]);
+	struct lru_snapshot snap;
+	struct dirent *de;
+	DIR *dir;
+
+	(void)state;
+	assert_non_null(buf);
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		check_file_same_as_general("fixtures", fixtures[i]);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		dir = opendir(tu_path(dirs[i]));
+		assert_non_null(dir);
+		while ((de = readdir(dir)) != NULL)
+			if (de->d_name[0] != '.' && strcmp(de->d_name, "EXPECT"))
+				check_file_same_as_general(dirs[i], de->d_name);
+		closedir(dir);
+	}
+
+	/* generation lines: every value in every column, with every mark */
+	for (i = 0; i < nv; i++) {
+		for (j = 0; j < 4; j++) {
+			unsigned long long v[4] = { 4, 8, 16, 32 };
+			char m = marks[i % (sizeof(marks) - 1)];
+
+			v[j] = values[i];
+			n = add(buf, SIZE, 0, "memcg     1 /\n node     0\n");
+			n = add(buf, SIZE, n, GEN, v[0] - 1, v[1], 1ULL, 'x', 1ULL, ' ');
+			n = add(buf, SIZE, n, GEN, v[0], v[1], v[2], j == 2 ? m : ' ', v[3],
+				j == 3 ? m : ' ');
+			assert_same_as_general(buf, n);
+		}
+	}
+	/* tier and page-walk lines of 6.1 and 6.12 */
+	for (i = 0; i < nv; i++) {
+		for (k = 0; k < 3; k++) {
+			unsigned long long v = values[i];
+			char m = marks[(i + k) % (sizeof(marks) - 1)];
+
+			snprintf(gen, sizeof(gen), GEN, 4ULL, 5ULL, 6ULL, ' ', 7ULL, ' ');
+			snprintf(tier, sizeof(tier), TIER_FMT, v, 'R', 1ULL, 'T', 2ULL, k ? m : ' ',
+				 3ULL, 'R', v, 'T', 4ULL, 'x');
+			snprintf(walk, sizeof(walk), WALK6, v, 'L', 1ULL, 'O', 2ULL, 'Y', 3ULL, 'N',
+				 4ULL, k ? m : 'F', v, 'A');
+			assert_same_as_general(buf, full_memcg(buf, SIZE, 0, gen, tier, walk));
+			snprintf(walk, sizeof(walk), WALK4, v, 'T', 1ULL, 'Y', 2ULL, k ? m : 'F',
+				 v, 'A');
+			assert_same_as_general(buf, full_memcg(buf, SIZE, 0, gen, tier, walk));
+		}
+	}
+	/*
+	 * every byte of the youngest generation's lines (6.1 and 6.12 style)
+	 * changed to a byte that breaks their shape, or not
+	 */
+	for (k = 0; k < 2; k++) {
+		static const char subst[] = " \tx90aZ-\n";
+		size_t at, len;
+		char *copy = malloc(SIZE);
+
+		assert_non_null(copy);
+		snprintf(gen, sizeof(gen), GEN, 4ULL, 123456789ULL, 6ULL, ' ', 1234567890ULL, ' ');
+		snprintf(tier, sizeof(tier), TIER_FMT, 1ULL, 'R', 12ULL, 'T', 0ULL, ' ',
+			 9999999999ULL, 'R', 0ULL, 'T', 0ULL, ' ');
+		if (k)
+			snprintf(walk, sizeof(walk), WALK4, 1ULL, 'T', 12ULL, 'Y', 123ULL, 'F',
+				 1234ULL, 'A');
+		else
+			snprintf(walk, sizeof(walk), WALK6, 1ULL, 'L', 12ULL, 'O', 123ULL, 'Y',
+				 1234ULL, 'N', 0ULL, 'F', 100000000ULL, 'A');
+		len = full_memcg(buf, SIZE, 0, gen, tier, walk);
+		/* the youngest generation's lines: "%10d" prints 6 bytes more than it has */
+		at = len - strlen(walk) - LRU_NR_TIERS * (strlen(tier) + 6) - strlen(gen);
+		assert_memory_equal(buf + at, gen, strlen(gen));
+		parse_ok(&snap, buf);	/* unchanged, the text is valid */
+		lru_snapshot_release(&snap);
+		for (i = at; i < len; i++) {
+			for (j = 0; j < sizeof(subst) - 1; j++) {
+				memcpy(copy, buf, len);
+				copy[i] = subst[j];
+				assert_same_as_general(copy, len);
+			}
+		}
+		free(copy);
+	}
+	/* a tier index past the last tier, lines before any memcg */
+	n = add(buf, SIZE, 0, "memcg     1 /\n node     0\n");
+	n = add(buf, SIZE, n, GEN, 3ULL, 9ULL, 1ULL, ' ', 2ULL, ' ');
+	n = add(buf, SIZE, n, TIER, 4, 1ULL, 'r', 2ULL, 'e', 3ULL, 'p', 4ULL, ' ', 5ULL, ' ',
+		6ULL, ' ');
+	assert_same_as_general(buf, n);
+	n = add(buf, SIZE, 0, " node     0\n");
+	assert_same_as_general(buf, n);
+	n = add(buf, SIZE, 0, GEN, 3ULL, 9ULL, 1ULL, ' ', 2ULL, ' ');
+	assert_same_as_general(buf, n);
+	free(buf);
+}
+
 /* --- malformed corpus -------------------------------------------------------------- */
 
 struct expect {
@@ -951,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_streaming_api),
 		cmocka_unit_test(test_chunking_fixtures),
 		cmocka_unit_test(test_chunking_synthetic),
+		cmocka_unit_test(test_fixed_width_matches_general),
 		cmocka_unit_test(test_malformed_corpus),
 		cmocka_unit_test(test_seed_corpus),
 	};
