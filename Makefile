@@ -74,7 +74,9 @@ lrugend_SRCS := $(wildcard collector/*.c)
 lrugen-store_SRCS := $(wildcard store/*.c)
 lrugen-top_SRCS := $(wildcard tui/*.c)
 lrugend_LIBS := $(NET_LIBS)
-lrugen-store_LIBS := $(NET_LIBS)
+lrugen-store_LIBS := $(NET_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3 libcrypto 2>/dev/null)
+lrugen_LIBS := $(NET_LIBS)
+lrugen-top_LIBS := $(shell $(PKG_CONFIG) --libs ncursesw) $(NET_LIBS)
 
 define program
 $(O)/$(1): $$($(1)_SRCS:%.c=$(O)/%.o) $(LIBA)
@@ -107,7 +109,7 @@ tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 # real-kernel scenarios of tests/vm with the plain build; one summary line.
 CHECK_O ?= build/check
 LRUGEN_VM ?= $(if $(shell command -v qemu-system-x86_64),1,0)
-check: all
+check: all $(O)/tests/tools/pbdump
 	$(Q)$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
 		CFLAGS='-O1 -g' LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(abspath $(O)) run-tests
 
@@ -115,7 +117,7 @@ run-tests: tests
 	$(Q)O=$(O) LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(LRUGEN_VM_BUILD) tests/run
 
 # only the QEMU scenarios: VM_KERNEL=6.1|6.12|all, SCENARIOS="age wss"
-check-vm: all
+check-vm: all $(O)/tests/tools/pbdump
 	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/run $(SCENARIOS)
 
 # boot a stock kernel with jobs and show what lrugen sees (VM_KERNEL=6.1|6.12)
@@ -137,9 +139,33 @@ fuzz: $(FUZZ_O)/fuzz_parse
 		-artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus
 
 # --- benchmarks ----------------------------------------------------------------
+# bench_parse is linked statically (BENCH_STATIC=0 to not; never with
+# sanitizers): `bench_parse once` is timed as a whole process against wc -l,
+# and loading libprotobuf-c, jansson and zlib costs ~0.25 ms of that. The
+# programs themselves stay dynamically linked.
+BENCH_STATIC ?= 1
+BENCH_LDFLAGS := $(if $(and $(filter 1,$(BENCH_STATIC)),$(if $(SANITIZE),,y)),-static)
 BENCH_BINS := $(O)/bench/bench_parse
 $(O)/bench/bench_parse: $(O)/bench/parse/bench_parse.o $(LIBA)
-	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) $(BENCH_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# bench/collector: lrugend --ticks on a genroot fixture, shipping to a teststore;
+# baseline measures what lrugend's libraries cost on their own
+BENCH_BINS += $(O)/bench/collector_baseline $(O)/tests/tools/genroot $(O)/tests/tools/teststore
+$(O)/bench/collector_baseline: $(O)/bench/collector/baseline.o
+	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(NET_LIBS)
+
+# bench/tui: lrugen-top's frame time in a pseudo-terminal (forkpty: -lutil)
+BENCH_BINS += $(O)/bench/bench_tui
+$(O)/bench/bench_tui: $(O)/bench/tui/bench_tui.o
+	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ -lutil
+
+# bench/store: fleetsim plays 10,000 hosts against lrugen-store; bench_store
+# inserts the same rows into sqlite directly (the limit)
+BENCH_BINS += $(O)/bench/bench_store $(O)/tests/tools/fleetsim
+$(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(LIBA)
+	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) \
+		$(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 
 bench: $(BENCH_BINS) $(BINS)
 	$(Q)O=$(O) bench/run
