@@ -78,6 +78,8 @@ int cli_fail(const struct lru_error *err);
 	{ "node", required_argument, NULL, CLI_OPT_NODE }
 struct cli_select;
 int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char *usage);
+/* After getopt: CLI_USAGE with a message if arguments are left, else 0. */
+int cli_no_more_args(const char *cmd, int argc, char **argv);
 /* Print usage to stdout (for -h) or stderr with a hint (for errors). */
 int cli_usage(const char *usage, bool error);
 

@@ -50,10 +50,8 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 				return rc;
 		}
 	}
-	if (optind < argc) {
-		cli_err("age: unexpected argument '%s'", argv[optind]);
+	if (cli_no_more_args("age", argc, argv))
 		return CLI_USAGE;
-	}
 	if (cli->json)
 		report = json_array();
 	rc = cli_age(cli, &sel, can_swap, force, cli->json, report);

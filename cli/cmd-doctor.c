@@ -287,10 +287,8 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		if (rc >= 0)
 			return rc;
 	}
-	if (optind < argc) {
-		cli_err("doctor: unexpected argument '%s'", argv[optind]);
+	if (cli_no_more_args("doctor", argc, argv))
 		return CLI_USAGE;
-	}
 	if (cli->json)
 		d.json = json_array();
 	check_kernel(&d);
@@ -356,10 +354,8 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 		if (rc >= 0)
 			return rc;
 	}
-	if (optind < argc) {
-		cli_err("enable: unexpected argument '%s'", argv[optind]);
+	if (cli_no_more_args("enable", argc, argv))
 		return CLI_USAGE;
-	}
 	lru_error_clear(&err);
 	if (lru_sys_read_enabled(cli->root, &before, &err)) {
 		cli_err("%s: this kernel has no MGLRU (CONFIG_LRU_GEN)", err.msg);

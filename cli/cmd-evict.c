@@ -174,10 +174,8 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 				return rc;
 		}
 	}
-	if (optind < argc) {
-		cli_err("evict: unexpected argument '%s'", argv[optind]);
+	if (cli_no_more_args("evict", argc, argv))
 		return CLI_USAGE;
-	}
 	if (!sel.memcg && !sel.have_id) {
 		cli_err("evict needs --memcg PATH or --memcg-id ID (see 'lrugen evict -h')");
 		return CLI_USAGE;

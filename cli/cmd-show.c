@@ -214,10 +214,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 				return rc;
 		}
 	}
-	if (optind < argc) {
-		cli_err("show: unexpected argument '%s'", argv[optind]);
+	if (cli_no_more_args("show", argc, argv))
 		return CLI_USAGE;
-	}
 	lru_snapshot_init(&snap);
 	rc = cli_load(cli, &snap);
 	if (!rc && (sel.memcg || sel.have_id || sel.node >= 0))

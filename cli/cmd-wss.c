@@ -184,10 +184,8 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 				return rc;
 		}
 	}
-	if (optind < argc) {
-		cli_err("wss: unexpected argument '%s'", argv[optind]);
+	if (cli_no_more_args("wss", argc, argv))
 		return CLI_USAGE;
-	}
 	if (age_first) {
 		struct timespec ts = { (time_t)(age_first / 1000), (long)(age_first % 1000) * 1000000 };
 		char b[32];

@@ -81,6 +81,14 @@ int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char 
 	return cli_usage(usage, true);
 }
 
+int cli_no_more_args(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	cli_err("%s: unexpected argument '%s'", cmd, argv[optind]);
+	return CLI_USAGE;
+}
+
 int cli_usage(const char *usage, bool error)
 {
 	if (error) {

@@ -160,6 +160,25 @@ static int64_t midpoint(int64_t start, int64_t end)
 	return start + (int64_t)(((uint64_t)end - (uint64_t)start) / 2);
 }
 
+/* An lruvec the encoder can write: a valid memcg index and 1..LRU_MAX_GENS generations. */
+static enum lru_err check_lruvec(const struct lru_snapshot *snap, size_t i, size_t index,
+				 struct lru_error *err)
+{
+	const struct lru_lruvec *lv = &snap->lruvecs[i];
+
+	if (lv->memcg >= snap->nr_memcgs)
+		return where_fail(err, LRU_EINVAL, index, "", "lruvec %zu refers to memcg %zu of %zu",
+				  i, lv->memcg, snap->nr_memcgs);
+	if (!lv->nr_gens || lv->nr_gens > LRU_MAX_GENS) {
+		char what[128];
+
+		lruvec_what(what, sizeof(what), str_or_empty(snap->memcgs[lv->memcg].path), lv->node);
+		return where_fail(err, LRU_EINVAL, index, what, "%u generations (expected 1 to %d)",
+				  lv->nr_gens, LRU_MAX_GENS);
+	}
+	return LRU_OK;
+}
+
 /* Count what the message of snap needs and lay out its block. */
 static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct layout *lo,
 			 struct lru_error *err)
@@ -170,20 +189,10 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 
 	for (i = 0; i < snap->nr_lruvecs; i++) {
 		const struct lru_lruvec *lv = &snap->lruvecs[i];
+		enum lru_err rc = check_lruvec(snap, i, index, err);
 
-		if (lv->memcg >= snap->nr_memcgs)
-			return where_fail(err, LRU_EINVAL, index, "",
-					  "lruvec %zu refers to memcg %zu of %zu", i, lv->memcg,
-					  snap->nr_memcgs);
-		if (!lv->nr_gens || lv->nr_gens > LRU_MAX_GENS) {
-			char what[128];
-
-			lruvec_what(what, sizeof(what), str_or_empty(snap->memcgs[lv->memcg].path),
-				    lv->node);
-			return where_fail(err, LRU_EINVAL, index, what,
-					  "%u generations (expected 1 to %d)", lv->nr_gens,
-					  LRU_MAX_GENS);
-		}
+		if (rc)
+			return rc;
 		nr_gens += lv->nr_gens;
 		if (!lv->full)
 			continue;
@@ -613,20 +622,10 @@ static enum lru_err size_host(const struct lru_snapshot *snap, size_t index, siz
 		n += len_field_size(node_size(&snap->nodes[i]));
 	for (i = 0; i < snap->nr_lruvecs; i++) {
 		const struct lru_lruvec *lv = &snap->lruvecs[i];
+		enum lru_err rc = check_lruvec(snap, i, index, err);
 
-		if (lv->memcg >= snap->nr_memcgs)
-			return where_fail(err, LRU_EINVAL, index, "",
-					  "lruvec %zu refers to memcg %zu of %zu", i, lv->memcg,
-					  snap->nr_memcgs);
-		if (!lv->nr_gens || lv->nr_gens > LRU_MAX_GENS) {
-			char what[128];
-
-			lruvec_what(what, sizeof(what), str_or_empty(snap->memcgs[lv->memcg].path),
-				    lv->node);
-			return where_fail(err, LRU_EINVAL, index, what,
-					  "%u generations (expected 1 to %d)", lv->nr_gens,
-					  LRU_MAX_GENS);
-		}
+		if (rc)
+			return rc;
 		n = add_sat(n, len_field_size(lruvec_size(lv, &snap->memcgs[lv->memcg])));
 	}
 	for (i = 0; i < snap->nr_memcgs; i++)
