@@ -116,9 +116,13 @@ check: all $(O)/tests/tools/pbdump
 run-tests: tests
 	$(Q)O=$(O) LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(LRUGEN_VM_BUILD) tests/run
 
-# only the QEMU scenarios: VM_KERNEL=6.1|6.12|all, SCENARIOS="age wss"
+# only the QEMU scenarios: VM_KERNEL=6.1|6.12|patched|all, SCENARIOS="age wss"
 check-vm: all $(O)/tests/tools/pbdump
 	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/run $(SCENARIOS)
+
+# the patched kernel (kernel/patches), cached in $LRUGEN_CACHE by its inputs
+kernel:
+	$(Q)kernel/build
 
 # boot a stock kernel with jobs and show what lrugen sees (VM_KERNEL=6.1|6.12)
 demo: all
@@ -180,7 +184,7 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all tests check check-vm demo run-tests fuzz bench install clean
+.PHONY: all tests check check-vm kernel demo run-tests fuzz bench install clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 

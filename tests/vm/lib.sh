@@ -23,10 +23,26 @@ VM_FAILED=0
 
 vm_err() { echo "$*" >&2; }
 
-# vm_kernel KERNEL: fetch (or find in the cache) kernel 6.1 or 6.12 and print
-# its cache directory (vmlinuz, config, release, modules.cpio.gz).
+# vm_kernel KERNEL: fetch (or find in the cache) kernel 6.1 or 6.12, or build
+# (or find) lrugen's patched kernel (patched: kernel/build), and print its
+# cache directory (vmlinuz, config, release, modules.cpio.gz).
 vm_kernel() {
-	"$VM_DIR/fetch-kernel" "$1"
+	case $1 in
+	patched) "$VM_SRC/kernel/build" ;;
+	*) "$VM_DIR/fetch-kernel" "$1" ;;
+	esac
+}
+
+# vm_scenario_kernels FILE: the kernels a scenario applies to, from a
+# "# kernels: K..." line in its first 10 lines (default: every kernel).
+vm_scenario_kernels() {
+	local line
+	line=$(head -n 10 "$1" | grep -m1 -E '^# kernels:' || true)
+	if [[ -n $line ]]; then
+		echo "${line#*:}" | xargs
+	else
+		echo "6.1 6.12 patched"
+	fi
 }
 
 # vm_workload: build the static workload program (once; again when its source
