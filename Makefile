@@ -2,7 +2,7 @@
 #
 #   make                  build lrugen, lrugend, lrugen-store, lrugen-top, liblrugen.a
 #   make check            build with ASan/UBSan and run every test (summary at the end)
-#   make fuzz             run the parser fuzzer (clang libFuzzer) for FUZZ_TIME seconds
+#   make fuzz             run the parser fuzzers (clang libFuzzer), FUZZ_TIME seconds each
 #   make bench            run every benchmark in bench/
 #   make install          PREFIX=/usr/local DESTDIR=
 #
@@ -132,20 +132,26 @@ demo: all
 FUZZ_TIME ?= 60
 FUZZ_O := build/fuzz
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib
-$(FUZZ_O)/fuzz_parse: tests/fuzz/fuzz_parse.c lib/lru_parse.c lib/lru_model.c lib/lru_err.c \
-		lib/lru_parse.h lib/lru_model.h lib/lru_err.h
+# the parsers of debugfs lru_gen (fuzz_parse) and memory.lru_gen (fuzz_cgparse)
+FUZZ_LIB := lib/lru_parse.c lib/lru_cgparse.c lib/lru_lines.c lib/lru_model.c lib/lru_err.c \
+	lib/lru_units.c
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_LIB:.c=.h)
 	$(call say,CLANG,$@)mkdir -p $(@D) && clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
 
-fuzz: $(FUZZ_O)/fuzz_parse
-	$(Q)mkdir -p $(FUZZ_O)/corpus
+fuzz: $(FUZZ_O)/fuzz_parse $(FUZZ_O)/fuzz_cgparse
+	$(Q)mkdir -p $(FUZZ_O)/corpus $(FUZZ_O)/corpus-cg
 	$(Q)cp -n tests/corpus/parse/* tests/fixtures/*/lru_gen*.txt $(FUZZ_O)/corpus/ 2>/dev/null || true
 	$(FUZZ_O)/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 		-artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus
 
 # --- benchmarks ----------------------------------------------------------------
 # bench_parse is linked statically (BENCH_STATIC=0 to not; never with
+	$(Q)for f in tests/fixtures/memory.lru_gen/jobs/*/memory.lru_gen; do \
+		cp -n "$$f" $(FUZZ_O)/corpus-cg/$$(basename $$(dirname "$$f")); done
 # sanitizers): `bench_parse once` is timed as a whole process against wc -l,
 # and loading libprotobuf-c, jansson and zlib costs ~0.25 ms of that. The
+	$(FUZZ_O)/fuzz_cgparse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+		-artifact_prefix=$(FUZZ_O)/cg- $(FUZZ_O)/corpus-cg
 # programs themselves stay dynamically linked.
 BENCH_STATIC ?= 1
 BENCH_LDFLAGS := $(if $(and $(filter 1,$(BENCH_STATIC)),$(if $(SANITIZE),,y)),-static)

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const lru_err_names[LRU_ERR_COUNT] = {
 	[LRU_OK] = "success",
@@ -15,6 +16,7 @@ static const char *const lru_err_names[LRU_ERR_COUNT] = {
 	[LRU_ESTALE] = "stale snapshot",
 	[LRU_EPROTO] = "malformed protobuf message",
 	[LRU_ENOTSUP] = "not supported by this kernel",
+	[LRU_EBUSY] = "refused for now (memcg protected by memory.min)",
 };
 
 const char *lru_strerror(enum lru_err code)
@@ -44,4 +46,44 @@ enum lru_err lru_fail(struct lru_error *err, enum lru_err code, const char *fmt,
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+enum lru_err lru_vfail_line(struct lru_error *err, enum lru_err code, long line,
+			    const char *fmt, va_list ap)
+{
+	char msg[LRU_ERRMSG_MAX];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (err)
+		err->line = (int)line;
+	return lru_fail(err, code, "line %ld: %s", line, msg);
+}
+
+enum lru_err lru_fail_line(struct lru_error *err, enum lru_err code, long line,
+			   const char *fmt, ...)
+{
+	va_list ap;
+	enum lru_err rc;
+
+	va_start(ap, fmt);
+	rc = lru_vfail_line(err, code, line, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *lru_quote(char *buf, const char *s, size_t n)
+{
+	size_t i, m = n > LRU_QUOTE_MAX ? LRU_QUOTE_MAX : n;
+
+	for (i = 0; i < m; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	if (m < n) {
+		memcpy(buf + m, "...", 3);
+		m += 3;
+	}
+	buf[m] = '\0';
+	return buf;
 }

@@ -14,6 +14,7 @@
 #ifndef LRU_ERR_H
 #define LRU_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum lru_err {
@@ -28,6 +29,7 @@ enum lru_err {
 	LRU_ESTALE,	/* a command was built from an outdated snapshot */
 	LRU_EPROTO,	/* a protobuf message is malformed or incomplete */
 	LRU_ENOTSUP,	/* the kernel lacks the feature (MGLRU off, no memcg) */
+	LRU_EBUSY,	/* the kernel refused for now (memcg at or below memory.min) */
 	LRU_ERR_COUNT
 };
 
@@ -49,6 +51,25 @@ const char *lru_strerror(enum lru_err code);
  */
 enum lru_err lru_fail(struct lru_error *err, enum lru_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * lru_fail() for a parser: sets err->line and prefixes the message with
+ * "line N: " ("line 3: expected 4 fields in a generation line, got 3").
+ */
+enum lru_err lru_fail_line(struct lru_error *err, enum lru_err code, long line,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5), cold));
+/* The same with a va_list, for a parser's own error helper. */
+enum lru_err lru_vfail_line(struct lru_error *err, enum lru_err code, long line,
+			    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0), cold));
+
+/*
+ * Copy at most LRU_QUOTE_MAX bytes of s[0..n) into buf (LRU_QUOTE_BUF bytes)
+ * for a message: bytes that are not printable ASCII become '?', a cut is
+ * marked "...". Returns buf.
+ */
+#define LRU_QUOTE_MAX 40
+#define LRU_QUOTE_BUF (LRU_QUOTE_MAX + 4)
+const char *lru_quote(char *buf, const char *s, size_t n);
 
 /* Reset err to LRU_OK with an empty message; NULL is allowed. */
 void lru_error_clear(struct lru_error *err);

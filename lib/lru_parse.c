@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru_lines.h"
+
 #define MAX_FIELDS 8
-/* longest excerpt of the input quoted in a message */
-#define QUOTE_MAX 40
-#define QUOTE_BUF (QUOTE_MAX + 4)
 
 /*
  * Open-addressing table (linear probing, at most half full) from 64-bit
@@ -27,8 +26,7 @@ struct lru_parser {
 	long line;			/* number of the line being parsed */
 	size_t consumed;		/* input bytes of the lines before it */
 	size_t size_hint;		/* whole input length when known, else 0 */
-	char *partial;			/* a line split across feed() calls */
-	size_t plen;
+	struct lru_lines lines;		/* a line split across feed() calls */
 	bool have_memcg;		/* a memcg line was seen */
 	bool memcg_has_node;		/* ... and a node line after it */
 	size_t memcg;			/* current memcg index */
@@ -64,36 +62,13 @@ static enum lru_err perr(struct lru_parser *p, struct lru_error *err, enum lru_e
 static enum lru_err perr(struct lru_parser *p, struct lru_error *err, enum lru_err code,
 			 const char *fmt, ...)
 {
-	char msg[LRU_ERRMSG_MAX];
 	va_list ap;
+	enum lru_err rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = lru_vfail_line(err, code, p->line, fmt, ap);
 	va_end(ap);
-	if (err)
-		err->line = (int)p->line;
-	return lru_fail(err, code, "line %ld: %s", p->line, msg);
-}
-
-/*
- * Copy at most QUOTE_MAX bytes of s into buf (QUOTE_BUF bytes) for a message:
- * bytes that are not printable ASCII become '?', a cut is marked "...".
- */
-static const char *quote(char *buf, const char *s, size_t n)
-{
-	size_t i, m = n > QUOTE_MAX ? QUOTE_MAX : n;
-
-	for (i = 0; i < m; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	if (m < n) {
-		memcpy(buf + m, "...", 3);
-		m += 3;
-	}
-	buf[m] = '\0';
-	return buf;
+	return rc;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -247,6 +222,7 @@ enum lru_err lru_parser_new(struct lru_parser **out, struct lru_snapshot *snap,
 	if (!p)
 		return lru_fail(err, LRU_ENOMEM, "out of memory starting the parser");
 	p->snap = snap;
+	p->lines.max = LRU_LINE_MAX;
 	*out = p;
 	return LRU_OK;
 }
@@ -257,7 +233,7 @@ void lru_parser_free(struct lru_parser *p)
 		return;
 	table_free(&p->memcgs);
 	table_free(&p->lruvecs);
-	free(p->partial);
+	lru_lines_release(&p->lines);
 	free(p);
 }
 
@@ -266,12 +242,12 @@ static struct lru_lruvec *cur_lruvec(struct lru_parser *p)
 	return p->lv;
 }
 
-/* The current memcg's path, quoted for a message into buf (QUOTE_BUF bytes). */
+/* The current memcg's path, quoted for a message into buf (LRU_QUOTE_BUF bytes). */
 static const char *cur_path(struct lru_parser *p, char *buf)
 {
 	const char *path = p->snap->memcgs[p->memcg].path;
 
-	return quote(buf, path, strlen(path));
+	return lru_quote(buf, path, strlen(path));
 }
 
 static bool is_blank(char c)
@@ -354,26 +330,26 @@ static enum lru_err field_number(struct lru_parser *p, const struct field *f, ui
 				 struct lru_error *err)
 {
 	enum lru_err rc = number(f, max, val, suffix);
-	char q[QUOTE_BUF];
+	char q[LRU_QUOTE_BUF];
 
 	if (rc == LRU_ERANGE)
 		return perr(p, err, LRU_ERANGE, "%s '%s' is out of range (at most %llu)", what,
-			    quote(q, f->s, f->n), (unsigned long long)max);
+			    lru_quote(q, f->s, f->n), (unsigned long long)max);
 	if (rc)
 		return perr(p, err, LRU_EPARSE, "%s '%s' is not a number", what,
-			    quote(q, f->s, f->n));
+			    lru_quote(q, f->s, f->n));
 	return LRU_OK;
 }
 
 static enum lru_err plain_number(struct lru_parser *p, const struct field *f, uint64_t max,
 				 const char *what, uint64_t *val, struct lru_error *err)
 {
-	char sfx, q[QUOTE_BUF];
+	char sfx, q[LRU_QUOTE_BUF];
 	enum lru_err rc = field_number(p, f, max, what, val, &sfx, err);
 
 	if (!rc && sfx)
 		return perr(p, err, LRU_EPARSE, "%s '%s' is not a number", what,
-			    quote(q, f->s, f->n));
+			    lru_quote(q, f->s, f->n));
 	return rc;
 }
 
@@ -381,7 +357,7 @@ static enum lru_err plain_number(struct lru_parser *p, const struct field *f, ui
 static enum lru_err close_gen(struct lru_parser *p, struct lru_error *err)
 {
 	struct lru_lruvec *lv;
-	char q[QUOTE_BUF];
+	char q[LRU_QUOTE_BUF];
 
 	if (!p->have_lruvec)
 		return LRU_OK;
@@ -402,7 +378,7 @@ static enum lru_err close_gen(struct lru_parser *p, struct lru_error *err)
 static enum lru_err close_lruvec(struct lru_parser *p, struct lru_error *err)
 {
 	struct lru_lruvec *lv;
-	char q[QUOTE_BUF];
+	char q[LRU_QUOTE_BUF];
 	int mode;
 	enum lru_err rc;
 
@@ -431,7 +407,7 @@ static enum lru_err close_lruvec(struct lru_parser *p, struct lru_error *err)
 
 static enum lru_err close_memcg(struct lru_parser *p, struct lru_error *err)
 {
-	char q[QUOTE_BUF];
+	char q[LRU_QUOTE_BUF];
 	enum lru_err rc = close_lruvec(p, err);
 
 	if (rc)
@@ -605,7 +581,7 @@ static enum lru_err gen_end(struct lru_parser *p, const struct lru_gen *g,
 	struct lru_lruvec *lv = cur_lruvec(p);
 	const struct lru_gen *prev;
 	struct lru_gen *d;
-	char q[QUOTE_BUF];
+	char q[LRU_QUOTE_BUF];
 
 	if (lv->nr_gens == LRU_MAX_GENS)
 		return perr(p, err, LRU_EPARSE, "memcg '%s' node %d has more than %d generations",
@@ -637,7 +613,7 @@ static enum lru_err gen_line(struct lru_parser *p, const struct field *f,
 {
 	struct lru_gen g = { 0 };
 	uint64_t v;
-	char sfx, q[QUOTE_BUF];
+	char sfx, q[LRU_QUOTE_BUF];
 	int t;
 	enum lru_err rc;
 
@@ -659,7 +635,7 @@ static enum lru_err gen_line(struct lru_parser *p, const struct field *f,
 			g.evicted |= 1u << t;
 		else if (sfx)
 			return perr(p, err, LRU_EPARSE, "unexpected mark '%s' after a page count",
-				    quote(q, &sfx, 1));
+				    lru_quote(q, &sfx, 1));
 	}
 	return gen_end(p, &g, err);
 }
@@ -776,7 +752,7 @@ static enum lru_err tier_line(struct lru_parser *p, const struct field *f,
 {
 	struct lru_tier *tier;
 	uint64_t idx, v;
-	char sfx, q[QUOTE_BUF];
+	char sfx, q[LRU_QUOTE_BUF];
 	unsigned slot;
 	int i;
 	enum lru_err rc;
@@ -795,7 +771,7 @@ static enum lru_err tier_line(struct lru_parser *p, const struct field *f,
 		slot = suffix_slot(tier_slot, sfx);
 		if (!slot)
 			return perr(p, err, LRU_EPARSE, "unknown tier counter suffix '%s'",
-				    quote(q, &sfx, 1));
+				    lru_quote(q, &sfx, 1));
 		store_counter(tier->v[i / 3], &tier->present, i / 3 * LRU_TC_NR, slot, v);
 	}
 	tier_end(p);
@@ -834,7 +810,7 @@ static enum lru_err walk_line(struct lru_parser *p, const struct field *f, int n
 {
 	struct lru_walk *w;
 	uint64_t v;
-	char sfx, q[QUOTE_BUF];
+	char sfx, q[LRU_QUOTE_BUF];
 	unsigned slot;
 	int i;
 	enum lru_err rc;
@@ -849,7 +825,7 @@ static enum lru_err walk_line(struct lru_parser *p, const struct field *f, int n
 		slot = suffix_slot(walk_slot, sfx);
 		if (!slot)
 			return perr(p, err, LRU_EPARSE, "unknown page-walk counter suffix '%s'",
-				    quote(q, &sfx, 1));
+				    lru_quote(q, &sfx, 1));
 		store_counter(w->v, &w->present, 0, slot, v);
 	}
 	walk_end(p);
@@ -1141,7 +1117,7 @@ static enum lru_err parse_line(struct lru_parser *p, const char *s, size_t n,
 			       struct lru_error *err)
 {
 	struct field f[MAX_FIELDS];
-	char q[QUOTE_BUF];
+	char q[LRU_QUOTE_BUF];
 	size_t i;
 	int nf;
 	enum lru_err rc;
@@ -1160,14 +1136,14 @@ static enum lru_err parse_line(struct lru_parser *p, const char *s, size_t n,
 	nf = split(s, i, n, f);
 	if (nf < 0)
 		return perr(p, err, LRU_EPARSE, "more than %d fields: '%s'", MAX_FIELDS,
-			    quote(q, s + i, n - i));
+			    lru_quote(q, s + i, n - i));
 	if (nf == 0)
 		return perr(p, err, LRU_EPARSE, "empty line");
 	if (f[0].n == 4 && !memcmp(f[0].s, "node", 4))
 		return node_line(p, f, nf, err);
 	if (!p->have_memcg)
 		return perr(p, err, LRU_EPARSE, "expected a 'memcg ID PATH' line, got '%s'",
-			    quote(q, s + i, n - i));
+			    lru_quote(q, s + i, n - i));
 	if (is_walk(f, nf))
 		return walk_line(p, f, nf, err);
 	if (nf == 4)
@@ -1176,7 +1152,7 @@ static enum lru_err parse_line(struct lru_parser *p, const char *s, size_t n,
 		return tier_line(p, f, err);
 	return perr(p, err, LRU_EPARSE,
 		    "expected a generation, tier or page-walk stats line, got %d fields: '%s'",
-		    nf, quote(q, s + i, n - i));
+		    nf, lru_quote(q, s + i, n - i));
 }
 
 /*
@@ -1202,7 +1178,7 @@ enum lru_err lru_parser_feed(struct lru_parser *p, const char *buf, size_t len,
 	enum lru_err rc;
 
 	while (len) {
-		const char *nl;
+		const char *line;
 		size_t n;
 
 		/*
@@ -1210,7 +1186,7 @@ enum lru_err lru_parser_feed(struct lru_parser *p, const char *buf, size_t len,
 		 * first. fixed_line() checks every byte before it (none is a
 		 * newline), so the line needs no memchr().
 		 */
-		n = p->plen ? 0 : fixed_len(buf, len);
+		n = p->lines.plen ? 0 : fixed_len(buf, len);
 		if (n && fixed_line(p, buf, n, &rc, err)) {
 			if (rc)
 				return rc;
@@ -1219,39 +1195,20 @@ enum lru_err lru_parser_feed(struct lru_parser *p, const char *buf, size_t len,
 			len -= n + 1;
 			continue;
 		}
-		nl = memchr(buf, '\n', len);
-		n = nl ? (size_t)(nl - buf) : len;
-
-		if (!nl || p->plen) {
-			if (p->plen + n > LRU_LINE_MAX) {
-				p->line++;
-				return perr(p, err, LRU_EPARSE, "line is longer than %d bytes",
-					    LRU_LINE_MAX);
-			}
-			if (!p->partial && !(p->partial = malloc(LRU_LINE_MAX + 1)))
-				return lru_fail(err, LRU_ENOMEM, "out of memory buffering a line");
-			memcpy(p->partial + p->plen, buf, n);
-			p->plen += n;
-			if (!nl)
-				return LRU_OK;
-			rc = parse_line(p, p->partial, p->plen, err);
-			p->consumed += p->plen + 1;
-			p->plen = 0;
-		} else {
-			rc = parse_line(p, buf, n, err);
-			p->consumed += n + 1;
-		}
+		rc = lru_lines_next(&p->lines, &buf, &len, &line, &n, &p->line, err);
+		if (rc || !line)
+			return rc;
+		rc = parse_line(p, line, n, err);
+		p->consumed += n + 1;
 		if (rc)
 			return rc;
-		buf += n + 1;
-		len -= n + 1;
 	}
 	return LRU_OK;
 }
 
 enum lru_err lru_parser_finish(struct lru_parser *p, struct lru_error *err)
 {
-	if (p->plen) {
+	if (p->lines.plen) {
 		p->line++;
 		return perr(p, err, LRU_EPARSE, "truncated: no newline at the end of the input");
 	}

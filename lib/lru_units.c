@@ -106,3 +106,24 @@ const char *lru_fmt_duration(uint64_t ms, char *buf, size_t size)
 			 (unsigned long long)(s % 86400 / 3600));
 	return buf;
 }
+
+enum lru_err lru_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (!n)
+		return LRU_EPARSE;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return LRU_EPARSE;
+	for (i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+
+		if (d > max || x > (max - d) / 10)
+			return LRU_ERANGE;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return LRU_OK;
+}

@@ -17,6 +17,13 @@
 enum lru_err lru_parse_duration_ms(const char *s, uint64_t *ms, struct lru_error *err);
 enum lru_err lru_parse_size(const char *s, uint64_t *bytes, struct lru_error *err);
 
+/*
+ * Strict decimal s[0..n) (digits only, no sign, no blanks) at most max into
+ * *v: LRU_EPARSE if it is not a number, LRU_ERANGE above max. No message:
+ * callers say which field it was.
+ */
+enum lru_err lru_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *v);
+
 /* "38.0 MiB", "4.0 KiB", "512 B" into buf; returns buf. */
 const char *lru_fmt_bytes(uint64_t bytes, char *buf, size_t size);
 /* "2m00s", "1h05m", "3d04h", "850ms" into buf; returns buf. */
