@@ -10,6 +10,7 @@
 struct aged {
 	char *path;
 	uint64_t memcg_id;
+	bool no_id;		/* memory.lru_gen: the kernel id is unknown */
 	int node;
 	uint64_t old_max;	/* max_seq before our first write */
 	uint64_t new_max;
@@ -30,7 +31,7 @@ static bool age_one(struct cli *cli, const struct lru_snapshot *s, const struct 
 
 	lru_error_clear(err);
 	if (lru_cmd_age(s, lv, can_swap, force_scan, &cmd, err) ||
-	    cli_write_cmd(cli, &cmd, &kerr, err)) {
+	    cli_write_cmd(cli, s, lv, &cmd, &kerr, err)) {
 		a->failed = err->code != LRU_ESTALE;	/* stale: the re-read retries it */
 		snprintf(a->msg, sizeof(a->msg), "%s", err->msg);
 		return err->code == LRU_EACCES || err->code == LRU_ENOTSUP || err->code == LRU_ENOENT;
@@ -49,6 +50,8 @@ int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool f
 
 	lru_snapshot_init(&s);
 	rc = cli_load(cli, &s);
+	if (!rc && sel->have_id)
+		rc = cli_check_selection(sel, &s);
 	if (rc)
 		goto out;
 	if (!cli_mglru_on(cli, &s, true)) {
@@ -66,10 +69,11 @@ int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool f
 		const struct lru_lruvec *lv = &s.lruvecs[i];
 		const struct lru_memcg *m = lru_lruvec_memcg(&s, lv);
 
-		if (!cli_selected(sel, &s, lv) || (m->id == 0 && m->path[0]))
+		if (!cli_selected(sel, &s, lv) || lru_memcg_dying(&s, m))
 			continue;
 		list[n].path = strdup(m->path);
 		list[n].memcg_id = m->id;
+		list[n].no_id = lru_memcg_uses_cgroup(&s, m);
 		list[n].node = lv->node;
 		list[n].old_max = lru_lruvec_max_seq(lv);
 		if (age_one(cli, &s, lv, can_swap, force_scan, &list[n++], &err)) {
@@ -139,7 +143,8 @@ int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool f
 			json_t *o = json_object();
 
 			json_object_set_new(o, "memcg", json_string(a->path));
-			json_object_set_new(o, "memcg_id", json_integer((json_int_t)a->memcg_id));
+			json_object_set_new(o, "memcg_id", a->no_id ? json_null()
+					    : json_integer((json_int_t)a->memcg_id));
 			json_object_set_new(o, "node", json_integer(a->node));
 			json_object_set_new(o, "old_max_seq", json_integer((json_int_t)a->old_max));
 			json_object_set_new(o, "new_max_seq", json_integer((json_int_t)a->new_max));

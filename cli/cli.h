@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "lru_err.h"
+#include "lru_iface.h"
 #include "lru_model.h"
 
 /* exit codes, documented in lrugen --help */
@@ -31,6 +32,9 @@ struct cli {
 	const char *root;	/* --root DIR, or NULL for / */
 	bool json;		/* --json */
 	bool full;		/* --full: read lru_gen_full */
+	enum lru_iface_mode iface_mode;	/* --interface, else $LRUGEN_INTERFACE */
+	bool iface_chosen;	/* iface is filled (by the first cli_load) */
+	struct lru_iface iface;	/* the interface in use and why */
 };
 
 struct cli_cmd {
@@ -56,7 +60,8 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const struct lru_error *err);
 
 /*
- * Options every command takes: --root DIR, --json, -h/--help; commands that
+ * Options every command takes: --root DIR, --interface auto|cgroup|debugfs,
+ * --json, -h/--help; commands that
  * select lruvecs add CLI_SELECT_OPTS (--memcg, --memcg-id, --node). Commands
  * put them in their struct option[] and pass options they do not know to
  * cli_common_opt(), which returns -1 when it handled the option (go on), or
@@ -68,8 +73,10 @@ int cli_fail(const struct lru_error *err);
 #define CLI_OPT_MEMCG 0x1002
 #define CLI_OPT_MEMCG_ID 0x1003
 #define CLI_OPT_NODE 0x1004
+#define CLI_OPT_IFACE 0x1005
 #define CLI_COMMON_OPTS                                             \
 	{ "root", required_argument, NULL, CLI_OPT_ROOT },          \
+	{ "interface", required_argument, NULL, CLI_OPT_IFACE },    \
 	{ "json", no_argument, NULL, CLI_OPT_JSON },                \
 	{ "help", no_argument, NULL, 'h' }
 #define CLI_SELECT_OPTS                                             \
@@ -95,25 +102,39 @@ void cli_select_init(struct cli_select *sel);
 int cli_parse_node(const char *arg, int *node);
 bool cli_selected(const struct cli_select *sel, const struct lru_snapshot *snap,
 		  const struct lru_lruvec *lv);
-/* Fail with a clear message when the selection matches nothing in snap. */
+/*
+ * Fail with a clear message when the selection matches nothing in snap, or
+ * selects by --memcg-id where the interface has no ids (memory.lru_gen).
+ */
 int cli_check_selection(const struct cli_select *sel, const struct lru_snapshot *snap);
 
+/* Set cli->iface_mode from "auto|cgroup|debugfs" (an error and -1 if not one). */
+int cli_set_interface(struct cli *cli, const char *name, const char *from);
+
 /*
- * Read the kernel's generations (lru_gen, or lru_gen_full with cli->full)
- * plus host info, with errors that say what to do (debugfs not mounted, not
- * root, lockdown, no MGLRU). Returns an exit code.
+ * Read the kernel's generations through the interface lru_iface_select()
+ * picks for cli->iface_mode (memory.lru_gen, or debugfs lru_gen, or
+ * lru_gen_full with cli->full) plus host info, with errors that say what to
+ * do (debugfs not mounted, not root, lockdown, no MGLRU). The choice is made
+ * once and kept in cli->iface. Returns an exit code.
  */
 int cli_load(struct cli *cli, struct lru_snapshot *snap);
+
+/* A memcg's kernel id as JSON: null where the interface has none (memory.lru_gen). */
+json_t *cli_memcg_id_json(const struct lru_snapshot *snap, const struct lru_memcg *m);
 /* Warn on stderr when MGLRU is off; returns true when it is on. */
 bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet);
 
 /*
- * Write one command to the kernel's lru_gen (lru_kwrite: one write(2), the
- * kernel's errno explained). Returns 0 or the lru_err with err set.
+ * Write one command for lv of snap (lru_kwrite: to the memcg's memory.lru_gen
+ * or to debugfs lru_gen, as lru_kwrite_open_lruvec() decides; lv NULL:
+ * debugfs) in one write(2), the kernel's errno explained. Returns 0 or the
+ * lru_err with err set.
  */
 struct lru_cmd;
-enum lru_err cli_write_cmd(struct cli *cli, const struct lru_cmd *cmd, int *kernel_errno,
-			   struct lru_error *err);
+enum lru_err cli_write_cmd(struct cli *cli, const struct lru_snapshot *snap,
+			   const struct lru_lruvec *lv, const struct lru_cmd *cmd,
+			   int *kernel_errno, struct lru_error *err);
 
 /* Parse an unsigned decimal option value; prints an error and returns -1 if bad. */
 int cli_parse_u64(const char *opt, const char *arg, uint64_t *v);

@@ -16,6 +16,8 @@ static const char usage[] =
 	"when the kernel would refuse it or silently ignore it: an unknown memcg or\n"
 	"node, a stale MAX_SEQ (someone aged since), an eviction reaching the two\n"
 	"youngest generations. 'lrugen age' and 'lrugen evict' build these for you.\n"
+	"Commands name memcgs by kernel id, so they always go to debugfs lru_gen\n"
+	"(memory.lru_gen has no ids: use 'lrugen age' and 'lrugen evict' there).\n"
 	"\n"
 	"  --no-check   send the command unchecked and report the kernel's answer\n"
 	"  --dry-run    check only, write nothing\n";
@@ -43,7 +45,7 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 	while (nopt < argc && (!strncmp(argv[nopt], "--", 2) || !strcmp(argv[nopt], "-h"))) {
 		if (!strcmp(argv[nopt], "--"))
 			break;
-		nopt += !strcmp(argv[nopt], "--root") ? 2 : 1;
+		nopt += !strcmp(argv[nopt], "--root") || !strcmp(argv[nopt], "--interface") ? 2 : 1;
 	}
 	if (nopt > argc)
 		nopt = argc;
@@ -69,6 +71,12 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 		cli_err("cmd needs a command, e.g. lrugen cmd '+ 3 1 6 1 1' (see 'lrugen cmd -h')");
 		return CLI_USAGE;
 	}
+	if (cli->iface_mode == LRU_IFACE_CGROUP) {
+		cli_err("cmd writes debugfs commands by memcg id, and memory.lru_gen has no ids: "
+			"use 'lrugen age' or 'lrugen evict' (or --interface debugfs)");
+		return CLI_USAGE;
+	}
+	cli->iface_mode = LRU_IFACE_DEBUGFS;
 	if (cli->json)
 		report = json_array();
 	lru_snapshot_init(&s);
@@ -102,7 +110,7 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 		lv = lru_snapshot_find(&s, NULL, c.memcg_id, c.node);
 		if (lv)
 			before = lru_lruvec_max_seq(lv);
-		if (!dry && cli_write_cmd(cli, &c, &kerr, &err)) {
+		if (!dry && cli_write_cmd(cli, &s, NULL, &c, &kerr, &err)) {
 			rc = cli_fail(&err);
 			if (rc == CLI_REFUSED)	/* refused by the kernel, not by us */
 				rc = CLI_FAIL;

@@ -12,14 +12,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lru_iface.h"
 #include "lru_sys.h"
 
 static const char doctor_usage[] =
 	"usage: lrugen doctor [--json]\n"
 	"\n"
 	"Check what MGLRU telemetry needs on this host and say how to fix what is\n"
-	"missing: kernel release, CONFIG_LRU_GEN, lru_gen/enabled, debugfs, kernel\n"
-	"lockdown, cgroup v2 with the memory controller, root, and swap. Each finding\n"
+	"missing: kernel release, CONFIG_LRU_GEN, lru_gen/enabled, the interface in\n"
+	"use (memory.lru_gen of patched kernels, or debugfs lru_gen) and why, debugfs,\n"
+	"kernel lockdown, cgroup v2 with the memory controller, root, and swap. With\n"
+	"memory.lru_gen, debugfs and root matter only for the root memcg, which has\n"
+	"no such file ('rootmemcg' says whether it is included). Each finding\n"
 	"is 'ok', 'warn' or 'FAIL' with the command that fixes it. Exit code 3 when\n"
 	"something fails.\n";
 
@@ -43,6 +47,9 @@ struct doctor {
 	int fails;
 	unsigned enabled;
 	bool have_enabled;
+	bool cgroup;		/* memory.lru_gen is the interface in use */
+	bool iface_failed;	/* the asked-for interface is not there */
+	char why[LRU_ERRMSG_MAX]; /* why debugfs is the interface */
 	int major, minor;
 };
 
@@ -189,6 +196,43 @@ static bool mounted(const char *mounts, const char *where, const char *fstype)
 	return mounts && strstr(mounts, pat);
 }
 
+/*
+ * Which interface lrugen uses here (lru_iface_select) and, with memory.lru_gen,
+ * where the root memcg comes from. Sets d->cgroup: debugfs and root are then
+ * needed only for the root memcg.
+ */
+static void check_interface(struct doctor *d)
+{
+	struct lru_snapshot snap;
+	struct lru_error err;
+	struct lru_iface ifc;
+
+	lru_error_clear(&err);
+	if (lru_iface_select(&ifc, d->cli->root, d->cli->iface_mode, false, &err)) {
+		finding(d, "interface", ST_FAIL, "unset " LRU_IFACE_ENV " or pass --interface auto",
+			"%s", err.msg);
+		d->iface_failed = true;
+		return;
+	}
+	d->cgroup = ifc.used == LRU_IFACE_CGROUP;
+	snprintf(d->why, sizeof(d->why), "%s", ifc.why);
+	if (!d->cgroup)
+		return;	/* reported with debugfs access below */
+	finding(d, "interface", ST_OK, NULL,
+		"memory.lru_gen (cgroup v2, patched kernel): debugfs not needed; %s", ifc.why);
+	lru_snapshot_init(&snap);
+	if (lru_iface_read(&ifc, d->cli->root, &snap, &err))
+		finding(d, "rootmemcg", ST_WARN, NULL, "cannot read memory.lru_gen: %s", err.msg);
+	else if (ifc.root_missing)
+		finding(d, "rootmemcg", ST_WARN,
+			"run as root with debugfs mounted to include it (mount -t debugfs none /sys/kernel/debug)",
+			"%s", ifc.root_note);
+	else
+		finding(d, "rootmemcg", ST_OK, NULL,
+			"the root memcg (which has no memory.lru_gen) is read from debugfs lru_gen");
+	lru_snapshot_release(&snap);
+}
+
 static void check_mounts_and_access(struct doctor *d)
 {
 	char *mounts = NULL, path[LRU_PATH_MAX], lockdown[128], *ctl = NULL;
@@ -198,6 +242,10 @@ static void check_mounts_and_access(struct doctor *d)
 	lru_sys_read(d->cli->root, "/proc/mounts", 1 << 20, &mounts, NULL, NULL);
 	if (mounted(mounts, "/sys/kernel/debug", "debugfs"))
 		finding(d, "debugfs", ST_OK, NULL, "mounted at /sys/kernel/debug");
+	else if (d->cgroup)
+		finding(d, "debugfs", ST_WARN, "mount -t debugfs none /sys/kernel/debug",
+			"not mounted at /sys/kernel/debug: only the root memcg needs it "
+			"(memory.lru_gen is in use)");
 	else
 		finding(d, "debugfs", ST_FAIL, "mount -t debugfs none /sys/kernel/debug",
 			"not mounted at /sys/kernel/debug");
@@ -211,7 +259,11 @@ static void check_mounts_and_access(struct doctor *d)
 			mode = l + 1;
 		}
 	}
-	if (mode && strcmp(mode, "none"))
+	if (mode && strcmp(mode, "none") && d->cgroup)
+		finding(d, "lockdown", ST_WARN, "boot with lockdown=none to include the root memcg",
+			"kernel lockdown is '%s': memory.lru_gen works; debugfs lru_gen, needed "
+			"only for the root memcg, cannot be opened", mode);
+	else if (mode && strcmp(mode, "none"))
 		finding(d, "lockdown", ST_WARN, "boot with lockdown=none, or read with 'lrugen show --full'",
 			"kernel lockdown is '%s': debugfs lru_gen (writable) cannot be opened; "
 			"lru_gen_full still reads, aging and eviction are impossible", mode);
@@ -219,19 +271,22 @@ static void check_mounts_and_access(struct doctor *d)
 		finding(d, "lockdown", ST_OK, NULL, "%s", mode ? "none" : "not active");
 
 	lru_sys_path(d->cli->root, LRU_PATH_LRU_GEN, path, sizeof(path), NULL);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
+	fd = d->cgroup || d->iface_failed ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (d->cgroup || d->iface_failed) {
+		/* reported by check_interface */
+	} else if (fd >= 0) {
 		close(fd);
-		finding(d, "interface", ST_OK, NULL, "debugfs %s (read and write)", LRU_PATH_LRU_GEN);
+		finding(d, "interface", ST_OK, NULL,
+			"debugfs %s (read and write): %s", LRU_PATH_LRU_GEN, d->why);
 	} else if (errno == EACCES) {
 		finding(d, "interface", ST_FAIL, "run as root (sudo lrugen ...)",
-			"%s: permission denied", LRU_PATH_LRU_GEN);
+			"%s: permission denied (%s)", LRU_PATH_LRU_GEN, d->why);
 	} else if (errno == EPERM) {
 		finding(d, "interface", ST_FAIL, "boot with lockdown=none",
-			"%s: refused by kernel lockdown", LRU_PATH_LRU_GEN);
+			"%s: refused by kernel lockdown (%s)", LRU_PATH_LRU_GEN, d->why);
 	} else {
 		finding(d, "interface", ST_FAIL, "mount debugfs and use an MGLRU kernel (see above)",
-			"%s: %s", LRU_PATH_LRU_GEN, strerror(errno));
+			"%s: %s (%s)", LRU_PATH_LRU_GEN, strerror(errno), d->why);
 	}
 
 	if (!mounted(mounts, "/sys/fs/cgroup", "cgroup2")) {
@@ -255,6 +310,10 @@ static void check_root_and_swap(struct doctor *d)
 
 	if (geteuid() == 0)
 		finding(d, "root", ST_OK, NULL, "running as root");
+	else if (d->cgroup)
+		finding(d, "root", ST_WARN, "run as root (sudo lrugen ...) for every memcg",
+			"not root: memcgs whose cgroup you own can be aged and evicted through "
+			"memory.lru_gen; the root memcg needs debugfs (root-only)");
 	else
 		finding(d, "root", ST_FAIL, "run as root (sudo lrugen ...)",
 			"not root: debugfs and lru_gen are root-only");
@@ -294,6 +353,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	check_kernel(&d);
 	check_config(&d);
 	check_enabled(&d);
+	check_interface(&d);
 	check_mounts_and_access(&d);
 	check_root_and_swap(&d);
 	if (d.json) {

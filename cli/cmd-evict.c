@@ -20,8 +20,9 @@ static const char usage[] =
 	"generations mean something.\n"
 	"\n"
 	"lrugen prints the command it writes ('- MEMCG_ID NODE SEQ [SWAPPINESS\n"
-	"[NR_TO_RECLAIM]]'), the bytes it asked for, and what the kernel freed\n"
-	"(generation sizes before and after).\n"
+	"[NR_TO_RECLAIM]]' to debugfs lru_gen, or '- N<NODE> SEQ [SWAPPINESS [BYTES]]'\n"
+	"to the memcg's memory.lru_gen), the bytes it asked for, and what the kernel\n"
+	"freed (generation sizes before and after).\n"
 	"\n"
 	"  --memcg PATH       the memcg to reclaim from (required; globs allowed)\n"
 	"  --node N|all       only NUMA node N (default all nodes of the memcg)\n"
@@ -35,6 +36,7 @@ static const char usage[] =
 
 struct target {
 	char *path;
+	size_t lruvec;		/* index in the first snapshot */
 	int node;
 	struct lru_cmd cmd;
 	uint64_t asked;		/* pages */
@@ -68,7 +70,8 @@ static json_t *target_json(const struct target *t, uint64_t page, bool dry)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "memcg", json_string(t->path));
-	json_object_set_new(o, "memcg_id", json_integer((json_int_t)t->cmd.memcg_id));
+	json_object_set_new(o, "memcg_id", t->cmd.cgroup ? json_null()
+			    : json_integer((json_int_t)t->cmd.memcg_id));
 	json_object_set_new(o, "node", json_integer(t->node));
 	if (t->none) {
 		json_object_set_new(o, "command", json_null());
@@ -211,13 +214,14 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 			continue;
 		n++;
 		t->path = strdup(lru_lruvec_memcg(&s, lv)->path);
+		t->lruvec = i;
 		t->node = lv->node;
 		t->cmd.memcg_id = lru_lruvec_memcg(&s, lv)->id;
+		t->cmd.cgroup = lru_memcg_uses_cgroup(&s, lru_lruvec_memcg(&s, lv));
 		t->before[LRU_ANON] = lru_lruvec_pages(lv, LRU_ANON);
 		t->before[LRU_FILE] = lru_lruvec_pages(lv, LRU_FILE);
 		lru_error_clear(&err);
-		e = lru_cmd_evict_older_than(&s, lv, older_ms, swappiness,
-					     max_bytes ? (max_bytes + page - 1) / page : 0, &t->cmd,
+		e = lru_cmd_evict_older_than(&s, lv, older_ms, swappiness, max_bytes, &t->cmd,
 					     &t->asked, &err);
 		if (e == LRU_ENOENT) {
 			t->none = true;
@@ -238,7 +242,8 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 			if (targets[i].none)
 				continue;
 			lru_error_clear(&err);
-			if (cli_write_cmd(cli, &targets[i].cmd, &kerr, &err)) {
+			if (cli_write_cmd(cli, &s, &s.lruvecs[targets[i].lruvec], &targets[i].cmd,
+					  &kerr, &err)) {
 				if (err.code == LRU_EACCES || err.code == LRU_ENOTSUP ||
 				    err.code == LRU_ENOENT) {
 					rc = cli_fail(&err);

@@ -17,9 +17,11 @@ static const char usage[] =
 	"  --memcg-id ID   only the memcg with this kernel id\n"
 	"  --node N|all    only NUMA node N (default all)\n"
 	"  --full          read lru_gen_full and add per-tier counters (refaulted,\n"
-	"                  evicted, protected; moving averages on the youngest)\n"
+	"                  evicted, protected; moving averages on the youngest);\n"
+	"                  debugfs only\n"
 	"  --root DIR      read DIR/sys/kernel/debug/... instead of /\n"
-	"  --json          one JSON document (birth_ms: ms since the epoch)\n";
+	"  --json          one JSON document (birth_ms: ms since the epoch; interface:\n"
+	"                  cgroup or debugfs; memcg_id null where memory.lru_gen has none)\n";
 
 static const char *const tc_names[LRU_TC_NR] = { "refaulted", "evicted", "protected",
 						 "avg_refaulted", "avg_total" };
@@ -57,7 +59,7 @@ static json_t *lruvec_json(const struct lru_snapshot *s, const struct lru_lruvec
 	int c;
 
 	json_object_set_new(o, "memcg", json_string(m->path));
-	json_object_set_new(o, "memcg_id", json_integer((json_int_t)m->id));
+	json_object_set_new(o, "memcg_id", cli_memcg_id_json(s, m));
 	json_object_set_new(o, "memcg_inode", json_integer((json_int_t)m->ino));
 	json_object_set_new(o, "node", json_integer(lv->node));
 	json_object_set_new(o, "max_seq", json_integer((json_int_t)lru_lruvec_max_seq(lv)));
@@ -99,14 +101,20 @@ static json_t *lruvec_json(const struct lru_snapshot *s, const struct lru_lruvec
 	return o;
 }
 
-static int show_json(const struct lru_snapshot *s, const struct cli_select *sel)
+static int show_json(const struct cli *cli, const struct lru_snapshot *s,
+		     const struct cli_select *sel)
 {
-	json_t *doc = json_object(), *lvs = json_array();
+	json_t *doc = json_object(), *lvs = json_array(), *notes = json_array();
 	size_t i;
 
 	json_object_set_new(doc, "host", json_string(s->host.host ? s->host.host : ""));
 	json_object_set_new(doc, "kernel", json_string(s->host.kernel ? s->host.kernel : ""));
 	json_object_set_new(doc, "source", json_string(cli_source_name(s->source)));
+	json_object_set_new(doc, "interface", json_string(lru_iface_mode_name(cli->iface.used)));
+	json_object_set_new(doc, "interface_reason", json_string(cli->iface.why));
+	if (cli->iface.root_missing)
+		json_array_append_new(notes, json_string(cli->iface.root_note));
+	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "lru_gen_enabled", json_integer(s->host.enabled));
 	json_object_set_new(doc, "read_at_ms",
 			    json_integer(s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2));
@@ -138,7 +146,8 @@ static void print_tiers(const struct lru_tier *tiers)
 	}
 }
 
-static void show_text(const struct lru_snapshot *s, const struct cli_select *sel)
+static void show_text(const struct cli *cli, const struct lru_snapshot *s,
+		      const struct cli_select *sel)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[16];
 	size_t i, last_memcg = SIZE_MAX;
@@ -188,6 +197,8 @@ static void show_text(const struct lru_snapshot *s, const struct cli_select *sel
 	if (s->nr_duplicates)
 		printf("%u records repeated by the kernel during the read were dropped\n",
 		       s->nr_duplicates);
+	if (cli->iface.root_missing)
+		printf("%s\n", cli->iface.root_note);
 }
 
 int cmd_show(struct cli *cli, int argc, char **argv)
@@ -223,9 +234,9 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	if (!rc) {
 		cli_mglru_on(cli, &snap, false);
 		if (cli->json)
-			rc = show_json(&snap, &sel);
+			rc = show_json(cli, &snap, &sel);
 		else
-			show_text(&snap, &sel);
+			show_text(cli, &snap, &sel);
 	}
 	lru_snapshot_release(&snap);
 	return rc;

@@ -67,7 +67,7 @@ static json_t *row_json(const struct lru_snapshot *s, const struct row *r, uint6
 	json_t *o = json_object();
 
 	json_object_set_new(o, "memcg", json_string(m->path));
-	json_object_set_new(o, "memcg_id", json_integer((json_int_t)m->id));
+	json_object_set_new(o, "memcg_id", cli_memcg_id_json(s, m));
 	json_object_set_new(o, "node", json_integer(lv->node));
 	json_object_set_new(o, "threshold_ms", json_integer((json_int_t)thr));
 	json_object_set_new(o, "hot_bytes", json_integer((json_int_t)lru_ws_hot(w)));

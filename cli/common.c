@@ -63,6 +63,8 @@ int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char 
 	case CLI_OPT_JSON:
 		cli->json = true;
 		return -1;
+	case CLI_OPT_IFACE:
+		return cli_set_interface(cli, optarg, "--interface") ? CLI_USAGE : -1;
 	case 'h':
 		return cli_usage(usage, false);
 	}
@@ -151,6 +153,12 @@ int cli_check_selection(const struct cli_select *sel, const struct lru_snapshot 
 	bool memcg_found = false;
 	size_t i;
 
+	if (sel->have_id && snap->source == LRU_SRC_CGROUP) {
+		cli_err("--memcg-id: the memory.lru_gen interface has no kernel memcg ids; select "
+			"with --memcg PATH (or use --interface debugfs)");
+		return CLI_USAGE;
+	}
+
 	for (i = 0; i < snap->nr_lruvecs; i++) {
 		struct cli_select any_node = *sel;
 
@@ -185,17 +193,31 @@ static bool debugfs_mounted(struct cli *cli)
 	return found;
 }
 
+int cli_set_interface(struct cli *cli, const char *name, const char *from)
+{
+	struct lru_error err;
+
+	if (!lru_iface_mode_parse(name, &cli->iface_mode, &err))
+		return 0;
+	cli_err("%s: %s", from, err.msg);
+	return -1;
+}
+
 int cli_load(struct cli *cli, struct lru_snapshot *snap)
 {
-	enum lru_source src = cli->full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS;
 	struct lru_error err;
 	char path[LRU_PATH_MAX];
 	struct stat st;
 	enum lru_err rc;
 
 	lru_error_clear(&err);
-	rc = lru_sys_read_snapshot(cli->root, src, snap, &err);
-	if (rc == LRU_ENOENT) {
+	if (!cli->iface_chosen) {
+		if (lru_iface_select(&cli->iface, cli->root, cli->iface_mode, cli->full, &err))
+			return cli_fail(&err);
+		cli->iface_chosen = true;
+	}
+	rc = lru_iface_read(&cli->iface, cli->root, snap, &err);
+	if (rc == LRU_ENOENT && cli->iface.used == LRU_IFACE_DEBUGFS) {
 		lru_sys_path(cli->root, "/sys/kernel/debug", path, sizeof(path), NULL);
 		if (!cli->root && !debugfs_mounted(cli)) {
 			cli_err("debugfs is not mounted at '%s' (mount -t debugfs none %s)", path, path);
@@ -222,7 +244,8 @@ int cli_load(struct cli *cli, struct lru_snapshot *snap)
 		rc = lru_sys_read_nodes(cli->root, snap, &err);
 	if (rc)
 		return cli_fail(&err);
-	lru_sys_fill_inodes(cli->root, NULL, snap);
+	if (snap->source != LRU_SRC_CGROUP)	/* the cgroup walk set them */
+		lru_sys_fill_inodes(cli->root, NULL, snap);
 	return CLI_OK;
 }
 
@@ -241,13 +264,24 @@ bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet)
 	return false;
 }
 
-enum lru_err cli_write_cmd(struct cli *cli, const struct lru_cmd *cmd, int *kernel_errno,
-			   struct lru_error *err)
+json_t *cli_memcg_id_json(const struct lru_snapshot *snap, const struct lru_memcg *m)
+{
+	if (lru_memcg_uses_cgroup(snap, m))
+		return json_null();
+	return json_integer((json_int_t)m->id);
+}
+
+enum lru_err cli_write_cmd(struct cli *cli, const struct lru_snapshot *snap,
+			   const struct lru_lruvec *lv, const struct lru_cmd *cmd,
+			   int *kernel_errno, struct lru_error *err)
 {
 	struct lru_kwriter w;
-	enum lru_err rc = lru_kwrite_open(&w, cli->root, err);
+	enum lru_err rc;
 
 	*kernel_errno = 0;
+	lru_kwrite_init(&w);
+	rc = lv ? lru_kwrite_open_lruvec(&w, cli->root, snap, lv, err)
+		: lru_kwrite_open(&w, cli->root, err);
 	if (rc)
 		return rc;
 	rc = lru_kwrite_cmd(&w, cmd, kernel_errno, err);

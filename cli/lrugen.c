@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct cli_cmd commands[] = {
@@ -20,7 +21,7 @@ static const struct cli_cmd commands[] = {
 };
 
 static const char usage_head[] =
-	"usage: lrugen [--root DIR] COMMAND [OPTIONS]\n"
+	"usage: lrugen [--root DIR] [--interface auto|cgroup|debugfs] COMMAND [OPTIONS]\n"
 	"\n"
 	"lrugen reads the generations of Linux's multi-generational LRU (MGLRU). The\n"
 	"kernel sorts each memcg's pages, per NUMA node, into up to four generations;\n"
@@ -35,6 +36,10 @@ static const char usage_tail[] =
 	"\n"
 	"options for every command:\n"
 	"  --root DIR   read DIR/sys/kernel/debug/lru_gen etc. instead of / (fixture trees)\n"
+	"  --interface auto|cgroup|debugfs\n"
+	"               where generations are read and commands written: each memcg's\n"
+	"               memory.lru_gen (patched kernels) or debugfs lru_gen; auto (the\n"
+	"               default, or $LRUGEN_INTERFACE) prefers memory.lru_gen when present\n"
 	"  --json       print one JSON document on stdout\n"
 	"  -h, --help   help for the command ('lrugen COMMAND -h')\n"
 	"\n"
@@ -66,6 +71,8 @@ int main(int argc, char **argv)
 	int i = 1;
 	size_t c;
 
+	if (cli_set_interface(&cli, getenv(LRU_IFACE_ENV), LRU_IFACE_ENV))
+		return CLI_USAGE;
 	/* global options before the command */
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -82,6 +89,14 @@ int main(int argc, char **argv)
 			i += 2;
 		} else if (!strncmp(argv[i], "--root=", 7)) {
 			cli.root = argv[i] + 7;
+			i++;
+		} else if (!strcmp(argv[i], "--interface") && i + 1 < argc) {
+			if (cli_set_interface(&cli, argv[i + 1], "--interface"))
+				return CLI_USAGE;
+			i += 2;
+		} else if (!strncmp(argv[i], "--interface=", 12)) {
+			if (cli_set_interface(&cli, argv[i] + 12, "--interface"))
+				return CLI_USAGE;
 			i++;
 		} else {
 			cli_err("unknown option '%s' (see 'lrugen --help')", argv[i]);

@@ -24,10 +24,9 @@ static void unblock(struct aging *a)
 	a->blocked[0] = '\0';
 }
 
-/* Can we age now? MGLRU on and lru_gen writable; w stays open when not NULL. */
-static bool can_age(struct aging *a, const struct config *cfg, struct lru_kwriter *w)
+/* Can we age now? MGLRU on and the interface's file writable. */
+static bool can_age(struct aging *a, const struct config *cfg, const struct lru_iface *ifc)
 {
-	struct lru_kwriter probe;
 	struct lru_error err;
 	unsigned bits;
 
@@ -38,27 +37,25 @@ static bool can_age(struct aging *a, const struct config *cfg, struct lru_kwrite
 		return false;
 	}
 	lru_error_clear(&err);
-	if (lru_kwrite_open(w ? w : &probe, cfg->root, &err)) {
+	if (lru_kwrite_probe(cfg->root, ifc, &err)) {
 		block(a, err.msg);
 		return false;
 	}
-	if (!w)
-		lru_kwrite_close(&probe);
 	return true;
 }
 
-void aging_settings(struct aging *a, const struct config *cfg, uint32_t jitter_ms,
-		    struct lru_aging *out)
+void aging_settings(struct aging *a, const struct config *cfg, const struct lru_iface *ifc,
+		    uint32_t jitter_ms, struct lru_aging *out)
 {
-	out->enabled = can_age(a, cfg, NULL);
+	out->enabled = can_age(a, cfg, ifc);
 	out->interval_ms = (uint32_t)cfg->interval_ms;
 	out->jitter_ms = jitter_ms;
 	out->can_swap = cfg->can_swap;
 	out->force_scan = cfg->force_scan;
 }
 
-void aging_run(struct aging *a, const struct config *cfg, const struct lru_snapshot *snap,
-	       struct stats *st)
+void aging_run(struct aging *a, const struct config *cfg, const struct lru_iface *ifc,
+	       const struct lru_snapshot *snap, struct stats *st)
 {
 	uint64_t min_age = cfg->interval_ms > cfg->age_margin_ms
 				   ? cfg->interval_ms - cfg->age_margin_ms : 0;
@@ -66,23 +63,29 @@ void aging_run(struct aging *a, const struct config *cfg, const struct lru_snaps
 	struct lru_kwriter w;
 	struct lru_error err;
 
-	if (!can_age(a, cfg, &w))
+	if (!can_age(a, cfg, ifc))
 		return;
+	lru_kwrite_init(&w);
 	for (size_t i = 0; i < snap->nr_lruvecs; i++) {
 		const struct lru_lruvec *lv = &snap->lruvecs[i];
 		const struct lru_memcg *m = lru_lruvec_memcg(snap, lv);
 		struct lru_cmd cmd;
 
-		if (m->id == 0 && m->path[0])
+		if (lru_memcg_dying(snap, m))
 			continue;
 		if (lru_lruvec_youngest(lv)->age_ms < min_age) {
 			skipped++;
 			continue;
 		}
-		if (lru_cmd_age(snap, lv, cfg->can_swap, cfg->force_scan, &cmd, &err) ||
+		lru_error_clear(&err);
+		if (lru_kwrite_open_lruvec(&w, cfg->root, snap, lv, &err) ||
+		    lru_cmd_age(snap, lv, cfg->can_swap, cfg->force_scan, &cmd, &err) ||
 		    lru_kwrite_cmd(&w, &cmd, NULL, &err)) {
 			failed++;
-			if (err.code == LRU_EACCES || err.code == LRU_EIO) {
+			/* one debugfs file for all: no point going on; memory.lru_gen: per memcg */
+			if (err.code == LRU_ENOTSUP ||
+			    (snap->source != LRU_SRC_CGROUP &&
+			     (err.code == LRU_EACCES || err.code == LRU_EIO))) {
 				block(a, err.msg);
 				break;
 			}

@@ -9,11 +9,17 @@
  *  - lruvecs whose youngest generation is younger than interval - margin:
  *    someone else (another tool, or the kernel under pressure) aged them
  *    recently, and another generation now would only split that one;
- *  - offline memcgs (id 0), which the kernel refuses;
+ *  - offline memcgs (id 0 in debugfs), which the kernel refuses;
  *  - everything, when MGLRU is off (lru_gen/enabled & 1 is 0: aging would
- *    work but reclaim would not use the generations) or lru_gen cannot be
- *    written: a regular file under --root (a fixture), no permission,
- *    lockdown. Each of these is logged once, when it starts.
+ *    work but reclaim would not use the generations) or the interface's file
+ *    cannot be written: a regular file under --root (a fixture), no
+ *    permission, lockdown. Each of these is logged once, when it starts.
+ *
+ * Commands go where lru_kwrite_open_lruvec() says: each memcg's own
+ * memory.lru_gen ("+ N0 SEQ 1 1") with the cgroup interface, the root memcg
+ * and everything else to debugfs lru_gen. With memory.lru_gen a memcg that
+ * cannot be written (removed, not ours, the root under lockdown) is counted
+ * as failed and the others go on.
  *
  * A stale max_seq (someone aged between our read and our write) is silently
  * ignored by kernels before 6.14 and refused by others: either way the next
@@ -25,6 +31,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "lru_iface.h"
 #include "lru_model.h"
 #include "stats.h"
 
@@ -36,11 +43,11 @@ struct aging {
  * The AgingSettings the next snapshot reports: enabled when this tick will
  * age (age on, MGLRU on, lru_gen writable).
  */
-void aging_settings(struct aging *a, const struct config *cfg, uint32_t jitter_ms,
-		    struct lru_aging *out);
+void aging_settings(struct aging *a, const struct config *cfg, const struct lru_iface *ifc,
+		    uint32_t jitter_ms, struct lru_aging *out);
 
 /* Age the lruvecs of snap (see above); counts into st. */
-void aging_run(struct aging *a, const struct config *cfg, const struct lru_snapshot *snap,
-	       struct stats *st);
+void aging_run(struct aging *a, const struct config *cfg, const struct lru_iface *ifc,
+	       const struct lru_snapshot *snap, struct stats *st);
 
 #endif

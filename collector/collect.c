@@ -33,6 +33,25 @@ static int read_failed(struct collect *c, const struct lru_error *err)
 	return -1;
 }
 
+int collect_select(struct collect *c, const struct config *cfg)
+{
+	struct lru_error err;
+	char now[LRU_ERRMSG_MAX];
+
+	lru_error_clear(&err);
+	if (lru_iface_select(&c->iface, cfg->root, (enum lru_iface_mode)cfg->interface, cfg->full,
+			     &err))
+		return read_failed(c, &err);
+	snprintf(now, sizeof(now), "%s", c->iface.why);
+	if (strcmp(now, c->last_iface)) {
+		log_info("interface: %s: %s",
+			 c->iface.used == LRU_IFACE_CGROUP ? "memory.lru_gen" : "debugfs lru_gen",
+			 now);
+		snprintf(c->last_iface, sizeof(c->last_iface), "%s", now);
+	}
+	return 0;
+}
+
 int collect_snapshot(struct collect *c, const struct config *cfg, const struct lru_aging *aging,
 		     struct lru_snapshot *snap, struct stats *st)
 {
@@ -41,17 +60,21 @@ int collect_snapshot(struct collect *c, const struct config *cfg, const struct l
 		.exclude = cfg->exclude.v, .nr_exclude = cfg->exclude.n,
 		.keep_empty = !cfg->skip_empty, .keep_dying = !cfg->skip_dying,
 	};
-	enum lru_source src = cfg->full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS;
 	struct lru_error err;
 	size_t counts[LRU_SEL_NR];
 	char host[256];
 
 	lru_error_clear(&err);
-	if (lru_sys_read_snapshot(cfg->root, src, snap, &err))
+	if (lru_iface_read(&c->iface, cfg->root, snap, &err))
 		return read_failed(c, &err);
 	if (c->last_error[0]) {
 		log_info("generations readable again");
 		c->last_error[0] = '\0';
+	}
+	if (strcmp(c->iface.root_note, c->last_root_note)) {
+		if (c->iface.root_missing)
+			log_warn("%s", c->iface.root_note);
+		snprintf(c->last_root_note, sizeof(c->last_root_note), "%s", c->iface.root_note);
 	}
 	if (lru_sys_read_host(cfg->root, snap, &err) || lru_sys_read_nodes(cfg->root, snap, &err)) {
 		log_error("cannot read host information: %s", err.msg);
@@ -67,7 +90,8 @@ int collect_snapshot(struct collect *c, const struct config *cfg, const struct l
 	lru_select_apply(&sel, snap, counts);
 	memcpy(st->memcgs_left_out, counts, sizeof(counts));
 	st->kernel_duplicates_total += snap->nr_duplicates;
-	lru_sys_fill_inodes(cfg->root, NULL, snap);
+	if (snap->source != LRU_SRC_CGROUP)	/* the cgroup walk set them */
+		lru_sys_fill_inodes(cfg->root, NULL, snap);
 	if (cfg->memcg_stats)
 		for (size_t i = 0; i < snap->nr_memcgs; i++)
 			lru_sys_read_memcg_stats(cfg->root, &snap->memcgs[i]);

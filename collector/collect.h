@@ -1,8 +1,10 @@
 /*
  * collect.h - one collection: everything a HostSnapshot holds.
  *
- * Reads ROOT/sys/kernel/debug/lru_gen (or lru_gen_full) with one large
- * read, host information (host name, boot id, kernel release, MGLRU bits),
+ * Reads the generations through the interface collect_select() chose
+ * (lru_iface.h: every memcg's memory.lru_gen on patched kernels, the root
+ * memcg from debugfs; else ROOT/sys/kernel/debug/lru_gen or lru_gen_full
+ * with one large read), host information (host name, boot id, kernel release, MGLRU bits),
  * per-node meminfo, then keeps the memcgs the configuration selects
  * (include/exclude globs, empty and dying memcgs left out), fills their
  * cgroup inode numbers and, unless memcg_stats is off, their memory.stat,
@@ -14,13 +16,24 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "lru_iface.h"
 #include "lru_model.h"
 #include "stats.h"
 
 struct collect {
 	char last_error[LRU_ERRMSG_MAX];	/* logged once until it changes */
 	bool warned_boot_id;
+	struct lru_iface iface;			/* this tick's interface */
+	char last_iface[LRU_ERRMSG_MAX];	/* logged when it changes */
+	char last_root_note[LRU_ERRMSG_MAX];	/* the root memcg left out: why */
 };
+
+/*
+ * Choose the interface for this tick (the 'interface' setting, lru_iface_select)
+ * into c->iface, logging the choice and why when it changes. Returns 0, or -1
+ * after logging why the asked-for interface is not there.
+ */
+int collect_select(struct collect *c, const struct config *cfg);
 
 /*
  * Fill snap (initialised by the caller; released by the caller either way)

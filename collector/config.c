@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lru_iface.h"
 #include "lru_units.h"
 
 enum cfg_type {
@@ -48,6 +49,8 @@ struct cfg_def {
 
 static const char *const mlock_names[] = { "off", "onfault", "all", NULL };
 static const char *const level_names[] = { "debug", "info", "warning", "error", NULL };
+/* in the order of enum lru_iface_mode */
+static const char *const iface_names[] = { "auto", "cgroup", "debugfs", NULL };
 
 static const struct cfg_def defs[] = {
 	{ "collection", CFG_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
@@ -60,6 +63,11 @@ static const struct cfg_def defs[] = {
 	{ "jitter", CFG_BOOL, F(jitter), "true", 0, 0, NULL,
 	  "tick at a per-host phase of the interval (from the host name), so that a "
 	  "fleet does not age in lockstep", NULL },
+	{ "interface", CFG_ENUM, F(interface), "auto", 0, 0, "MODE",
+	  "where generations are read and aging and eviction written: 'cgroup', each "
+	  "memcg's memory.lru_gen (patched kernels; the root memcg still from debugfs); "
+	  "'debugfs', /sys/kernel/debug/lru_gen; 'auto', memory.lru_gen when present. "
+	  "The default comes from $LRUGEN_INTERFACE when set", iface_names },
 	{ "full", CFG_BOOL, F(full), "false", 0, 0, NULL,
 	  "read lru_gen_full: adds per-tier counters, and reads under kernel lockdown", NULL },
 	{ "include", CFG_LIST, F(include), "", 0, 0, "GLOB",
@@ -485,10 +493,17 @@ void config_release(struct config *cfg)
 
 static int set_defaults(struct config *cfg, struct lru_error *err)
 {
+	const char *env = getenv(LRU_IFACE_ENV);
+
 	memset(cfg, 0, sizeof(*cfg));
-	for (size_t i = 0; i < NR_DEFS; i++)
-		if (defs[i].type != CFG_SECTION && set_value(cfg, &defs[i], defs[i].def, true, err))
+	for (size_t i = 0; i < NR_DEFS; i++) {
+		const char *def = defs[i].def;
+
+		if (defs[i].off == F(interface) && defs[i].choices == iface_names && env && env[0])
+			def = env;	/* the environment sets this default */
+		if (defs[i].type != CFG_SECTION && set_value(cfg, &defs[i], def, true, err))
 			return -1;
+	}
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct config {
 	char *host;			/* "" = the kernel's host name */
 	uint64_t interval_ms;
 	bool jitter;
+	int interface;			/* enum lru_iface_mode */
 	bool full;
 	struct cfg_list include, exclude;
 	bool skip_empty, skip_dying;

@@ -396,7 +396,11 @@ static int tick(struct daemon *d)
 
 	d->stats.ticks_total++;
 	lru_snapshot_init(&snap);
-	aging_settings(&d->aging, &d->cfg, d->jitter_ms, &aging);
+	if (collect_select(&d->collect, &d->cfg)) {
+		d->stats.tick_errors_total++;
+		goto out;
+	}
+	aging_settings(&d->aging, &d->cfg, &d->collect.iface, d->jitter_ms, &aging);
 	if (collect_snapshot(&d->collect, &d->cfg, &aging, &snap, &d->stats)) {
 		d->stats.tick_errors_total++;
 		goto out;
@@ -405,8 +409,8 @@ static int tick(struct daemon *d)
 	d->stats.lruvecs = snap.nr_lruvecs;
 	rc = keep_snapshot(d, &snap);
 	/* kernel writes only after the snapshot is safe: they change what it describes */
-	policy_run(&d->policy, &d->cfg, &snap, &d->stats);
-	aging_run(&d->aging, &d->cfg, &snap, &d->stats);
+	policy_run(&d->policy, &d->cfg, &d->collect.iface, &snap, &d->stats);
+	aging_run(&d->aging, &d->cfg, &d->collect.iface, &snap, &d->stats);
 	metrics_update(d->metrics, &d->cfg, &snap);
 out:
 	lru_snapshot_release(&snap);

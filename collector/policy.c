@@ -77,18 +77,17 @@ static uint64_t *memcg_pages(const struct lru_snapshot *snap)
 	return pages;
 }
 
-/* Open the kernel file, or decide to only log (dry run, fixture root). */
-static bool open_writer(struct policy *p, const struct config *cfg, struct lru_kwriter *w,
-			bool *dry)
+/* Can the kernel file be written, or should we only log (dry run, fixture root)? */
+static bool can_write(struct policy *p, const struct config *cfg, const struct lru_iface *ifc,
+		      bool *dry)
 {
 	struct lru_error err;
 
-	w->fd = -1;
 	*dry = cfg->reclaim_dry_run;
 	if (*dry)
 		return true;
 	lru_error_clear(&err);
-	if (!lru_kwrite_open(w, cfg->root, &err)) {
+	if (!lru_kwrite_probe(cfg->root, ifc, &err)) {
 		p->blocked[0] = '\0';
 		return true;
 	}
@@ -100,8 +99,8 @@ static bool open_writer(struct policy *p, const struct config *cfg, struct lru_k
 	return *dry;
 }
 
-void policy_run(struct policy *p, const struct config *cfg, const struct lru_snapshot *snap,
-		struct stats *st)
+void policy_run(struct policy *p, const struct config *cfg, const struct lru_iface *ifc,
+		const struct lru_snapshot *snap, struct stats *st)
 {
 	struct lru_select sel = {
 		.include = cfg->reclaim_include.v, .nr_include = cfg->reclaim_include.n,
@@ -120,8 +119,9 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_sna
 		st->reclaim_paused_total++;
 		return;
 	}
-	if (!open_writer(p, cfg, &w, &dry))
+	if (!can_write(p, cfg, ifc, &dry))
 		return;
+	lru_kwrite_init(&w);
 	pages = memcg_pages(snap);
 	swp = swappiness(cfg);
 	for (size_t i = 0; pages && budget && i < snap->nr_lruvecs; i++) {
@@ -132,11 +132,12 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_sna
 		struct lru_error err;
 		struct lru_cmd cmd;
 
-		if (!lru_select_path(&sel, m->path) || (m->id == 0 && m->path[0]))
+		if (!lru_select_path(&sel, m->path) || lru_memcg_dying(snap, m))
 			continue;
 		lru_error_clear(&err);
 		if (lru_cmd_evict_older_than(snap, lv, cfg->reclaim_older_than_ms, swp,
-					     budget < room ? budget : room, &cmd, &asked, &err)) {
+					     (budget < room ? budget : room) * page, &cmd, &asked,
+					     &err)) {
 			if (err.code != LRU_ENOENT)
 				log_debug("reclaim '%s' node %d: %s", m->path, lv->node, err.msg);
 			continue;
@@ -151,7 +152,8 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_sna
 		}
 		lru_cmd_format(&cmd, text, sizeof(text));
 		text[strcspn(text, "\n")] = '\0';
-		if (!dry && lru_kwrite_cmd(&w, &cmd, NULL, &err)) {
+		if (!dry && (lru_kwrite_open_lruvec(&w, cfg->root, snap, lv, &err) ||
+			     lru_kwrite_cmd(&w, &cmd, NULL, &err))) {
 			st->reclaim_errors_total++;
 			log_warn("reclaim '%s' node %d: %s", m->path, lv->node, err.msg);
 			continue;

@@ -18,9 +18,13 @@
  *  - floor: a memcg (its resident pages summed over nodes) is never asked
  *    to go below reclaim_floor bytes.
  *
+ * With the cgroup interface (lru_iface.h) the command goes to the memcg's
+ * own memory.lru_gen as "- N<NODE> SEQ SWAPPINESS BYTES" (the kernel then
+ * also refuses, with EBUSY, a memcg at or below memory.min).
+ *
  * Every command is logged (info) and counted; reclaim_dry_run, or a
- * regular-file lru_gen under --root, logs and counts them as "would write"
- * without writing.
+ * regular-file lru_gen (or memory.lru_gen) under --root, logs and counts
+ * them as "would write" without writing.
  */
 #ifndef POLICY_H
 #define POLICY_H
@@ -28,6 +32,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "lru_iface.h"
 #include "lru_model.h"
 #include "stats.h"
 
@@ -36,7 +41,7 @@ struct policy {
 	char blocked[LRU_ERRMSG_MAX];	/* why commands cannot be written */
 };
 
-void policy_run(struct policy *p, const struct config *cfg, const struct lru_snapshot *snap,
-		struct stats *st);
+void policy_run(struct policy *p, const struct config *cfg, const struct lru_iface *ifc,
+		const struct lru_snapshot *snap, struct stats *st);
 
 #endif

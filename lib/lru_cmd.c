@@ -16,7 +16,7 @@ static enum lru_err check_online(const struct lru_snapshot *snap, const struct l
 {
 	const struct lru_memcg *m = lru_lruvec_memcg(snap, lv);
 
-	if (m->id == 0 && m->path[0])
+	if (lru_memcg_dying(snap, m))
 		return lru_fail(err, LRU_EINVAL,
 				"memcg '%s' is offline (id 0) and cannot be aged or evicted",
 				m->path);
@@ -36,6 +36,7 @@ enum lru_err lru_cmd_age(const struct lru_snapshot *snap, const struct lru_lruve
 				"memcg '%s' node %d has %d generations: aging it needs force_scan",
 				memcg_path(snap, lv), lv->node, LRU_MAX_GENS);
 	cmd->op = '+';
+	cmd->cgroup = lru_memcg_uses_cgroup(snap, lru_lruvec_memcg(snap, lv));
 	cmd->memcg_id = lru_lruvec_memcg(snap, lv)->id;
 	cmd->node = lv->node;
 	cmd->seq = lru_lruvec_max_seq(lv);
@@ -46,12 +47,14 @@ enum lru_err lru_cmd_age(const struct lru_snapshot *snap, const struct lru_lruve
 
 enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
 				      const struct lru_lruvec *lv, uint64_t older_than_ms,
-				      int swappiness, uint64_t max_pages,
+				      int swappiness, uint64_t max_bytes,
 				      struct lru_cmd *cmd, uint64_t *pages,
 				      struct lru_error *err)
 {
 	enum lru_err rc = check_online(snap, lv, err);
-	uint64_t sum = 0;
+	uint64_t page = snap->page_size ? snap->page_size : 4096;
+	uint64_t max_pages = max_bytes / page + (max_bytes % page != 0);
+	uint64_t sum = 0, cap;
 	int last = -1;
 	unsigned g;
 
@@ -79,11 +82,13 @@ enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
 			sum += gen->pages[LRU_FILE];
 	}
 	cmd->op = '-';
+	cmd->cgroup = lru_memcg_uses_cgroup(snap, lru_lruvec_memcg(snap, lv));
 	cmd->memcg_id = lru_lruvec_memcg(snap, lv)->id;
 	cmd->node = lv->node;
 	cmd->seq = lv->gens[last].seq;
 	cmd->swap = swappiness;
-	cmd->extra = max_pages ? (int64_t)(max_pages > INT64_MAX ? INT64_MAX : max_pages) : -1;
+	cap = cmd->cgroup ? max_bytes : max_pages;	/* memory.lru_gen takes bytes */
+	cmd->extra = cap ? (int64_t)(cap > INT64_MAX ? INT64_MAX : cap) : -1;
 	if (cmd->extra >= 0 && cmd->swap < 0)
 		cmd->swap = 60;	/* the kernel's default vm.swappiness; needed to pass a cap */
 	if (pages)
@@ -161,8 +166,11 @@ size_t lru_cmd_format(const struct lru_cmd *cmd, char *buf, size_t size)
 {
 	int n;
 
-	n = snprintf(buf, size, "%c %" PRIu64 " %d %" PRIu64, cmd->op, cmd->memcg_id, cmd->node,
-		     cmd->seq);
+	if (cmd->cgroup)
+		n = snprintf(buf, size, "%c N%d %" PRIu64, cmd->op, cmd->node, cmd->seq);
+	else
+		n = snprintf(buf, size, "%c %" PRIu64 " %d %" PRIu64, cmd->op, cmd->memcg_id,
+			     cmd->node, cmd->seq);
 	if (cmd->swap >= 0 && n >= 0 && (size_t)n < size) {
 		if (cmd->op == '-' && cmd->swap == LRU_SWAPPINESS_MAX)
 			n += snprintf(buf + n, size - (size_t)n, " max");
@@ -215,6 +223,7 @@ enum lru_err lru_cmd_parse(const char *text, struct lru_cmd *cmd, struct lru_err
 	if (*s != '+' && *s != '-')
 		return lru_fail(err, LRU_EINVAL, "command must start with '+' or '-'");
 	cmd->op = *s++;
+	cmd->cgroup = false;
 	if (!field_u64(&s, &v[0]) || !field_u64(&s, &v[1]) || !field_u64(&s, &v[2]))
 		return lru_fail(err, LRU_EINVAL,
 				"expected '%c MEMCG_ID NODE SEQ' with decimal numbers", cmd->op);

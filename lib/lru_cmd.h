@@ -4,6 +4,16 @@
  *	+ MEMCG_ID NODE MAX_SEQ [CAN_SWAP [FORCE_SCAN]]		create generation MAX_SEQ+1
  *	- MEMCG_ID NODE MIN_SEQ [SWAPPINESS [NR_TO_RECLAIM]]	evict generations <= MIN_SEQ
  *
+ * and, for a memcg's own memory.lru_gen (lru_iface.h; cmd->cgroup set), the
+ * same without the memcg, the node written N<nid>, the cap in bytes:
+ *
+ *	+ N<NODE> MAX_SEQ [CAN_SWAP [FORCE_SCAN]]
+ *	- N<NODE> MIN_SEQ [SWAPPINESS [BYTES]]
+ *
+ * lru_cmd_age() and lru_cmd_evict_older_than() pick the form from the
+ * snapshot (lru_memcg_uses_cgroup()); lru_cmd_parse() and lru_cmd_check()
+ * handle the debugfs form only.
+ *
  * The kernel is terse about mistakes: a stale MAX_SEQ in '+' silently does
  * nothing (6.1-6.13), an eviction reaching one of the two youngest
  * generations, an unknown memcg or node all give EINVAL. lru_cmd_check()
@@ -16,6 +26,7 @@
 #ifndef LRU_CMD_H
 #define LRU_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,13 +39,16 @@
 
 struct lru_cmd {
 	char op;		/* '+' age, '-' evict */
-	uint64_t memcg_id;
+	uint64_t memcg_id;	/* debugfs form only */
 	int node;
 	uint64_t seq;		/* '+': the current max_seq; '-': the youngest seq to evict */
 	int swap;		/* '+': can_swap 0/1; '-': swappiness 0..200 or
 				   LRU_SWAPPINESS_MAX; -1 = leave to the kernel */
-	int64_t extra;		/* '+': force_scan 0/1; '-': nr_to_reclaim in pages;
-				   -1 = leave to the kernel (needs swap set) */
+	int64_t extra;		/* '+': force_scan 0/1; '-': nr_to_reclaim in pages
+				   (debugfs) or bytes (cgroup); -1 = leave to the
+				   kernel (needs swap set) */
+	bool cgroup;		/* memory.lru_gen form: no memcg id, cap in bytes
+				   (last, so positional initialisers stay debugfs) */
 };
 
 /*
@@ -50,15 +64,16 @@ enum lru_err lru_cmd_age(const struct lru_snapshot *snap, const struct lru_lruve
 /*
  * An eviction command for lv that evicts the generations last referenced more
  * than older_than_ms ago (those cold at that threshold, see lru_ws.h), never
- * one of the two youngest. max_pages caps nr_to_reclaim (0 = no cap); the
- * kernel checks it between batches of 64 pages, so it may overshoot a little.
- * *pages receives what the chosen generations hold (anon only if swappiness
- * allows it: swappiness 0 evicts file pages only). LRU_ENOENT when nothing is
- * old enough.
+ * one of the two youngest. max_bytes caps what is reclaimed (0 = no cap):
+ * nr_to_reclaim rounded up to whole pages for debugfs, the bytes themselves
+ * for memory.lru_gen; the kernel checks it between batches of 64 pages, so
+ * it may overshoot a little. *pages receives what the chosen generations
+ * hold, at most the cap (anon only if swappiness allows it: swappiness 0
+ * evicts file pages only). LRU_ENOENT when nothing is old enough.
  */
 enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
 				      const struct lru_lruvec *lv, uint64_t older_than_ms,
-				      int swappiness, uint64_t max_pages,
+				      int swappiness, uint64_t max_bytes,
 				      struct lru_cmd *cmd, uint64_t *pages,
 				      struct lru_error *err);
 
@@ -71,7 +86,7 @@ enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
 enum lru_err lru_cmd_check(const struct lru_snapshot *snap, const struct lru_cmd *cmd,
 			   struct lru_error *err);
 
-/* Format cmd as the kernel's text with a trailing newline; returns its length. */
+/* Format cmd as the kernel's text (either form) with a trailing newline; returns its length. */
 size_t lru_cmd_format(const struct lru_cmd *cmd, char *buf, size_t size);
 
 /* Parse one command in the kernel's syntax ("+ 3 1 6 1 1"); strict decimal. */

@@ -19,9 +19,19 @@
  * ESTALE/EEXIST (stale seq) -> LRU_ESTALE; ERANGE (4 generations without
  * force_scan on old kernels) -> LRU_ERANGE; EPERM/EACCES (not root,
  * lockdown) -> LRU_EACCES; anything else -> LRU_EIO.
+ *
+ * A memcg's own memory.lru_gen (patched kernels, lru_iface.h) takes the
+ * commands of lru_cmd with cmd->cgroup set ("+ N0 5 1 1", "- N0 3 60 BYTES")
+ * for that memcg only. Its answers: EINVAL (syntax, bad node, eviction of
+ * one of the two youngest generations) -> LRU_EINVAL; ESTALE -> LRU_ESTALE;
+ * EOPNOTSUPP (MGLRU off) -> LRU_ENOTSUP; EBUSY (the memcg is at or below
+ * memory.min: nothing evicted) -> LRU_EBUSY; EACCES/EPERM (not the owner of
+ * the cgroup) -> LRU_EACCES. The regular-file check applies alike.
  */
 #ifndef LRU_KWRITE_H
 #define LRU_KWRITE_H
+
+#include <stdbool.h>
 
 #include "lru_cmd.h"
 #include "lru_err.h"
@@ -33,11 +43,38 @@
 
 struct lru_kwriter {
 	int fd;
+	bool cgroup;		/* fd is a memcg's memory.lru_gen */
 	char path[LRU_PATH_MAX];
 };
 
+/* A writer with nothing open (lru_kwrite_close is a no-op on it). */
+void lru_kwrite_init(struct lru_kwriter *w);
+
 /* Open ROOT/sys/kernel/debug/lru_gen for writing; close with lru_kwrite_close. */
 enum lru_err lru_kwrite_open(struct lru_kwriter *w, const char *root, struct lru_error *err);
+
+/* Open ROOT/sys/fs/cgroup/MEMCG_PATH/memory.lru_gen for writing. */
+enum lru_err lru_kwrite_open_memcg(struct lru_kwriter *w, const char *root,
+				   const char *memcg_path, struct lru_error *err);
+
+struct lru_iface;
+/*
+ * Can commands be written through ifc (lru_iface_select)? Opens and closes
+ * the file that takes them: debugfs lru_gen, or the memory.lru_gen of
+ * ifc->example (a memcg that has one). Errors as lru_kwrite_open.
+ */
+enum lru_err lru_kwrite_probe(const char *root, const struct lru_iface *ifc,
+			      struct lru_error *err);
+
+/*
+ * Make w (initialised, open or not) write to the file that takes lv's
+ * commands: the memcg's memory.lru_gen when lru_memcg_uses_cgroup(), else
+ * debugfs lru_gen. Keeps the file open when it already is the right one, so
+ * a loop over lruvecs opens each file once.
+ */
+enum lru_err lru_kwrite_open_lruvec(struct lru_kwriter *w, const char *root,
+				    const struct lru_snapshot *snap,
+				    const struct lru_lruvec *lv, struct lru_error *err);
 
 /*
  * Write cmd as one write(2). *kernel_errno (may be NULL) gets the errno of
@@ -45,6 +82,13 @@ enum lru_err lru_kwrite_open(struct lru_kwriter *w, const char *root, struct lru
  */
 enum lru_err lru_kwrite_cmd(struct lru_kwriter *w, const struct lru_cmd *cmd,
 			    int *kernel_errno, struct lru_error *err);
+
+/*
+ * The lru_err of a kernel errno from debugfs lru_gen (cgroup false) or a
+ * memcg's memory.lru_gen (cgroup true), as listed above; *why gets what it
+ * means to a person (static text).
+ */
+enum lru_err lru_kwrite_errno(bool cgroup, int e, const char **why);
 
 /* Close (a closed or never-opened writer with fd -1 is fine). */
 void lru_kwrite_close(struct lru_kwriter *w);

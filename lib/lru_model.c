@@ -149,24 +149,27 @@ const struct lru_lruvec *lru_snapshot_find(const struct lru_snapshot *snap,
 	return NULL;
 }
 
-void lru_snapshot_set_times(struct lru_snapshot *snap, int64_t start_ms, int64_t end_ms)
+void lru_snapshot_set_births(struct lru_snapshot *snap, size_t from, size_t to, int64_t mid_ms)
 {
-	int64_t mid;
 	size_t i;
 	unsigned g;
 
-	if (end_ms < start_ms)
-		end_ms = start_ms;
-	mid = start_ms + (end_ms - start_ms) / 2;
-	snap->read_start_ms = start_ms;
-	snap->read_end_ms = end_ms;
-	snap->birth_error_ms = (uint32_t)((end_ms - start_ms + 1) / 2) + LRU_AGE_GRANULARITY_MS;
-	for (i = 0; i < snap->nr_lruvecs; i++) {
+	for (i = from; i < to && i < snap->nr_lruvecs; i++) {
 		struct lru_lruvec *lv = &snap->lruvecs[i];
 
 		for (g = 0; g < lv->nr_gens; g++)
-			lv->gens[g].birth_ms = mid - (int64_t)lv->gens[g].age_ms;
+			lv->gens[g].birth_ms = mid_ms - (int64_t)lv->gens[g].age_ms;
 	}
+}
+
+void lru_snapshot_set_times(struct lru_snapshot *snap, int64_t start_ms, int64_t end_ms)
+{
+	if (end_ms < start_ms)
+		end_ms = start_ms;
+	snap->read_start_ms = start_ms;
+	snap->read_end_ms = end_ms;
+	snap->birth_error_ms = (uint32_t)((end_ms - start_ms + 1) / 2) + LRU_AGE_GRANULARITY_MS;
+	lru_snapshot_set_births(snap, 0, snap->nr_lruvecs, start_ms + (end_ms - start_ms) / 2);
 }
 
 uint64_t lru_lruvec_pages(const struct lru_lruvec *lv, enum lru_type type)

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lru_err.h"
 
@@ -112,8 +113,15 @@ struct lru_memcg_stats {
 	uint64_t some_total_us;
 };
 
+/*
+ * id is the kernel's memcg id (16-bit up to 2026, then the cgroup id) as
+ * debugfs prints it, 0 for an offline memcg. memory.lru_gen names no id:
+ * in an LRU_SRC_CGROUP snapshot id is 0 ("unknown") for every memcg read
+ * from it, and only the root memcg, taken from debugfs, has one. Test
+ * offline-ness with lru_memcg_dying(), never with id == 0 alone.
+ */
 struct lru_memcg {
-	uint64_t id;	/* kernel memcg id (16-bit up to 2026, then cgroup id) */
+	uint64_t id;	/* kernel memcg id; 0 = offline (debugfs) or unknown (cgroup) */
 	uint64_t ino;	/* cgroupfs inode, 0 when unknown */
 	char *path;	/* "/" for the root; "" when memcg is disabled; owned */
 	bool has_stats;
@@ -215,6 +223,34 @@ static inline uint64_t lru_lruvec_max_seq(const struct lru_lruvec *lv)
 {
 	return lv->gens[lv->nr_gens - 1].seq;
 }
+
+/*
+ * Is memcg m offline? Debugfs prints id 0 for a memcg removed but still
+ * holding pages; the cgroup tree lists only online memcgs, so nothing in an
+ * LRU_SRC_CGROUP snapshot is dying. The "" memcg of a kernel without memcg
+ * never is.
+ */
+static inline bool lru_memcg_dying(const struct lru_snapshot *snap, const struct lru_memcg *m)
+{
+	return snap->source != LRU_SRC_CGROUP && m->id == 0 && m->path[0];
+}
+
+/*
+ * Is memcg m addressed through its own memory.lru_gen (aging, eviction)?
+ * True for every memcg of an LRU_SRC_CGROUP snapshot but the root, which has
+ * no such file and is read and written through debugfs by its id.
+ */
+static inline bool lru_memcg_uses_cgroup(const struct lru_snapshot *snap,
+					 const struct lru_memcg *m)
+{
+	return snap->source == LRU_SRC_CGROUP && m->path[0] && strcmp(m->path, "/") != 0;
+}
+
+/*
+ * Set birth_ms = mid_ms - age_ms for every generation of lruvecs
+ * [from, to): those printed by one read whose window's midpoint is mid_ms.
+ */
+void lru_snapshot_set_births(struct lru_snapshot *snap, size_t from, size_t to, int64_t mid_ms);
 
 /*
  * Set read_start_ms/read_end_ms and derive every generation's birth_ms:

@@ -26,7 +26,7 @@ enum lru_select_why lru_select_memcg(const struct lru_select *sel,
 
 	if (!lru_select_path(sel, mc->path))
 		return LRU_SEL_FILTERED;
-	if (!sel->keep_dying && mc->id == 0 && mc->path[0])
+	if (!sel->keep_dying && lru_memcg_dying(snap, mc))
 		return LRU_SEL_DYING;
 	if (!sel->keep_empty) {
 		for (size_t i = 0; i < snap->nr_lruvecs; i++) {

@@ -27,18 +27,24 @@ enum lru_err lru_sys_path(const char *root, const char *abs, char *buf, size_t s
 	return LRU_OK;
 }
 
-static enum lru_err open_error(const char *path, int e, struct lru_error *err)
+/* An errno of open(2) or read(2) ("open"/"read" in verb) as lru_err and message. */
+static enum lru_err io_error(const char *verb, const char *path, int e, struct lru_error *err)
 {
-	if (e == ENOENT)
-		return lru_fail(err, LRU_ENOENT, "cannot open '%s': no such file", path);
+	if (e == ENOENT || e == ENODEV)
+		return lru_fail(err, LRU_ENOENT, "cannot %s '%s': %s", verb, path,
+				e == ENOENT ? "no such file" : "it was removed");
 	if (e == EACCES)
-		return lru_fail(err, LRU_EACCES, "cannot open '%s': permission denied (run as root)",
-				path);
+		return lru_fail(err, LRU_EACCES, "cannot %s '%s': permission denied (run as root)",
+				verb, path);
 	if (e == EPERM)
 		return lru_fail(err, LRU_EACCES,
-				"cannot open '%s': operation not permitted (kernel lockdown refuses it)",
+				"cannot %s '%s': operation not permitted (kernel lockdown refuses it)",
+				verb, path);
+	if (e == EOPNOTSUPP)
+		return lru_fail(err, LRU_ENOTSUP,
+				"cannot %s '%s': not supported (MGLRU is off: 'lrugen enable')", verb,
 				path);
-	return lru_fail(err, LRU_EIO, "cannot open '%s': %s", path, strerror(e));
+	return lru_fail(err, LRU_EIO, "cannot %s '%s': %s", verb, path, strerror(e));
 }
 
 static enum lru_err open_rooted(const char *root, const char *abs, int *fd, char *path,
@@ -50,7 +56,7 @@ static enum lru_err open_rooted(const char *root, const char *abs, int *fd, char
 		return rc;
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
-		return open_error(path, errno, err);
+		return io_error("open", path, errno, err);
 	return LRU_OK;
 }
 
@@ -92,7 +98,7 @@ enum lru_err lru_sys_read(const char *root, const char *abs, size_t max, char **
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = lru_fail(err, LRU_EIO, "cannot read '%s': %s", path, strerror(errno));
+			rc = io_error("read", path, errno, err);
 			break;
 		}
 		if (r == 0)
@@ -165,7 +171,7 @@ enum lru_err lru_sys_read_snapshot(const char *root, enum lru_source src,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = lru_fail(err, LRU_EIO, "cannot read '%s': %s", path, strerror(errno));
+			rc = io_error("read", path, errno, err);
 			break;
 		}
 		if (r == 0) {

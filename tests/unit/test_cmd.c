@@ -79,8 +79,8 @@ static void test_evict_older_than_picks_cold_generations(void **state)
 	assert_int_equal(c.seq, 4);
 	assert_int_equal(pages, 0); /* swappiness 0: file only, and there is none */
 	/* a cap passes nr_to_reclaim and needs a swappiness */
-	assert_int_equal(lru_cmd_evict_older_than(&f->s, f->web1, 3000, -1, 1000, &c, &pages, &err),
-			 LRU_OK);
+	assert_int_equal(lru_cmd_evict_older_than(&f->s, f->web1, 3000, -1, 1000 * 4096, &c, &pages,
+						  &err), LRU_OK);
 	assert_string_equal(fmt(&c), "- 3 1 4 60 1000\n");
 	assert_int_equal(pages, 1000);
 	assert_int_equal(lru_cmd_evict_older_than(&f->s, f->web1, 3000, LRU_SWAPPINESS_MAX, 0,
