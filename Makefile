@@ -124,9 +124,14 @@ check-vm: all $(O)/tests/tools/pbdump
 kernel:
 	$(Q)kernel/build
 
-# boot a stock kernel with jobs and show what lrugen sees (VM_KERNEL=6.1|6.12)
+# the main job: lrugen-store, two QEMU hosts running lrugend, lrugen-top --store
+# (HEADLESS=1: print 'lrugen fleet' tables instead; VM_KERNEL=6.1|6.12)
 demo: all
-	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/demo
+	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/demo $(if $(filter 1,$(HEADLESS)),--headless)
+
+# one host: what the lrugen CLI sees on a stock kernel (VM_KERNEL=6.1|6.12)
+demo-host: all
+	$(Q)LRUGEN_BUILD=$(abspath $(O)) tests/vm/demo-host
 
 # --- fuzzing (clang libFuzzer) ---------------------------------------------
 FUZZ_TIME ?= 60
@@ -141,17 +146,17 @@ $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_LIB:.c=.h)
 fuzz: $(FUZZ_O)/fuzz_parse $(FUZZ_O)/fuzz_cgparse
 	$(Q)mkdir -p $(FUZZ_O)/corpus $(FUZZ_O)/corpus-cg
 	$(Q)cp -n tests/corpus/parse/* tests/fixtures/*/lru_gen*.txt $(FUZZ_O)/corpus/ 2>/dev/null || true
+	$(Q)for f in tests/fixtures/memory.lru_gen/jobs/*/memory.lru_gen; do \
+		cp -n "$$f" $(FUZZ_O)/corpus-cg/$$(basename $$(dirname "$$f")); done
 	$(FUZZ_O)/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 		-artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus
+	$(FUZZ_O)/fuzz_cgparse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
+		-artifact_prefix=$(FUZZ_O)/cg- $(FUZZ_O)/corpus-cg
 
 # --- benchmarks ----------------------------------------------------------------
 # bench_parse is linked statically (BENCH_STATIC=0 to not; never with
-	$(Q)for f in tests/fixtures/memory.lru_gen/jobs/*/memory.lru_gen; do \
-		cp -n "$$f" $(FUZZ_O)/corpus-cg/$$(basename $$(dirname "$$f")); done
 # sanitizers): `bench_parse once` is timed as a whole process against wc -l,
 # and loading libprotobuf-c, jansson and zlib costs ~0.25 ms of that. The
-	$(FUZZ_O)/fuzz_cgparse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
-		-artifact_prefix=$(FUZZ_O)/cg- $(FUZZ_O)/corpus-cg
 # programs themselves stay dynamically linked.
 BENCH_STATIC ?= 1
 BENCH_LDFLAGS := $(if $(and $(filter 1,$(BENCH_STATIC)),$(if $(SANITIZE),,y)),-static)
@@ -190,7 +195,7 @@ install: all
 clean:
 	rm -rf build
 
-.PHONY: all tests check check-vm kernel demo run-tests fuzz bench install clean
+.PHONY: all tests check check-vm kernel demo demo-host run-tests fuzz bench install clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 

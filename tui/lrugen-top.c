@@ -319,10 +319,9 @@ static void fetch(struct top *t)
 	t->fetch_err[0] = '\0';
 	t->have_frame = true;
 	view_set_frame(&t->view, &t->frame);
-	if (!t->window_fixed && t->view.nr_items) {
+	/* the window follows the data (a fleet's history grows) until the user zooms */
+	if (!t->window_fixed && t->view.nr_items)
 		t->zoom = tl_zoom_fit(t->view.span_ms);
-		t->window_fixed = true;
-		}
 	if (t->view.oom)
 		top_message(t, true, "out of memory: the list is incomplete");
 }
@@ -493,10 +492,8 @@ int main(int argc, char **argv)
 		}
 		t.have_frame = true;
 		view_set_frame(&t.view, &t.frame);
-		if (!t.window_fixed) {
+		if (!t.window_fixed)
 			t.zoom = tl_zoom_fit(t.view.span_ms);
-			t.window_fixed = true;
-		}
 	}
 	check_terminal();
 	atexit(restore_terminal);

@@ -77,7 +77,7 @@ struct top {
 	bool readonly, ascii;
 	unsigned max_refreshes;		/* -n, 0 = no limit */
 	uint64_t delay_ms;		/* -d */
-	bool window_fixed;		/* --window given: no auto fit */
+	bool window_fixed;		/* --window given or zoomed: no auto fit */
 
 	struct top_source *src;
 	struct top_frame frame;

@@ -10,7 +10,8 @@
  *   --cgroup DIR   join the cgroup v2 directory DIR (e.g. /sys/fs/cgroup/jobs/web)
  *                  before touching any memory, so every page is charged there
  *   --node N       bind all allocations to NUMA node N (set_mempolicy MPOL_BIND)
- *   --period MS    touch the hot set every MS milliseconds (default 100)
+ *   --period MS    touch the hot set every MS milliseconds (default 100), each
+ *                  time after a TLB flush of the process (see flush_tlb)
  *   --seconds S    exit 0 after S seconds (default: run until killed)
  *   --thp          allow transparent huge pages for anon memory (default: the
  *                  region is madvised MADV_NOHUGEPAGE so aging sees 4 KiB pages)
@@ -146,6 +147,27 @@ static void write_pages(char *p, size_t len, size_t ps)
 		*(volatile uint64_t *)(p + off) = (uint64_t)(uintptr_t)(p + off) | 1;
 }
 
+/*
+ * Make the next touches miss the TLB, as they would on a real machine. MGLRU's
+ * aging clears accessed bits without flushing the TLB: on x86 that is safe
+ * because a real TLB is small, misses soon and the page walk sets the bit again.
+ * QEMU's software TLB grows to a million entries and a small hot set never
+ * leaves it, so a page touched after its bit was cleared would stay "idle"
+ * forever and aging would stop promoting the hot set (seen in the fleet demo:
+ * a whole job's hot set left in an old generation). Unmapping more than
+ * tlb_single_page_flush_ceiling (33) present pages makes the kernel flush this
+ * mm's TLB; read-only populated anonymous pages are the shared zero page, so
+ * this allocates nothing.
+ */
+static void flush_tlb(void)
+{
+	size_t len = 64 * (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p != MAP_FAILED)
+		munmap(p, len);
+}
+
 /* Call `touch(arg)` every period until --seconds elapse (or forever). */
 static void run_periodic(const struct opts *o, void (*touch)(void *), void *arg)
 {
@@ -159,6 +181,7 @@ static void run_periodic(const struct opts *o, void (*touch)(void *), void *arg)
 			exit(0);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
+		flush_tlb();
 		touch(arg);
 	}
 }
