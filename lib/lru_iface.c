@@ -309,6 +309,8 @@ enum lru_err lru_iface_read(struct lru_iface *ifc, const char *root, struct lru_
 		return lru_sys_read_snapshot(root, ifc->full ? LRU_SRC_DEBUGFS_FULL : LRU_SRC_DEBUGFS,
 					     snap, err);
 	snap->source = LRU_SRC_CGROUP;
+	if (sysconf(_SC_PAGESIZE) > 0)	/* memory.lru_gen gives bytes: pages of this size */
+		snap->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	start = lru_now_ms();
 	rc = walk_start(&w, root, err);
 	if (!rc && !stat(w.dir, &st))

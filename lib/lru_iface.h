@@ -71,7 +71,8 @@ enum lru_err lru_iface_select(struct lru_iface *ifc, const char *root, enum lru_
  * debugfs lru_gen if readable (else root_missing and root_note), then every
  * memcg with memory.lru_gen, depth first, siblings in name order; each
  * memcg's id is 0 (unknown), its ino the directory's; births come from each
- * file's own read window; snap->source is LRU_SRC_CGROUP. A memcg removed
+ * file's own read window; snap->source is LRU_SRC_CGROUP and
+ * snap->page_size the system's (sizes arrive in bytes). A memcg removed
  * during the walk is skipped. Errors name the file: LRU_ENOTSUP when MGLRU
  * is off (EOPNOTSUPP), LRU_EACCES, LRU_EPARSE/LRU_ERANGE with the line.
  */
