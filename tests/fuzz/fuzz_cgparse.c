@@ -15,18 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "lru_cgparse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                               \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			fprintf(stderr, "fuzz_cgparse: %s:%d: check failed: %s\n", \
-				__FILE__, __LINE__, #cond);                       \
-			abort();                                                  \
-		}                                                                 \
-	} while (0)
 
 static void one_memcg(struct lru_snapshot *s)
 {
@@ -63,17 +55,6 @@ static enum lru_err parse_stream(struct lru_snapshot *s, const char *buf, size_t
 		rc = lru_cgparser_finish(p, err);
 	lru_cgparser_free(p);
 	return rc;
-}
-
-static void check_error(enum lru_err rc, const struct lru_error *err)
-{
-	char prefix[32];
-
-	CHECK(rc == LRU_EPARSE || rc == LRU_ERANGE);
-	CHECK(err->code == rc && err->line >= 1);
-	snprintf(prefix, sizeof(prefix), "line %d: ", err->line);
-	CHECK(!strncmp(err->msg, prefix, strlen(prefix)));
-	CHECK(strlen(err->msg) > strlen(prefix));
 }
 
 static void check_invariants(const struct lru_snapshot *s)

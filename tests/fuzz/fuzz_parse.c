@@ -17,18 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "lru_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                             \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "fuzz_parse: %s:%d: check failed: %s\n", \
-				__FILE__, __LINE__, #cond);                     \
-			abort();                                                \
-		}                                                               \
-	} while (0)
 
 /*
  * Parse buf streamed: mode 0 in chunks of 0..66 bytes from a generator seeded
@@ -97,18 +89,6 @@ static char *tab_lines(const char *buf, size_t len, size_t *out_len)
 	}
 	*out_len = n;
 	return out;
-}
-
-static void check_error(enum lru_err rc, const struct lru_error *err)
-{
-	char prefix[32];
-
-	CHECK(rc == LRU_EPARSE || rc == LRU_ERANGE);
-	CHECK(err->code == rc);
-	CHECK(err->line >= 1);
-	snprintf(prefix, sizeof(prefix), "line %d: ", err->line);
-	CHECK(!strncmp(err->msg, prefix, strlen(prefix)));
-	CHECK(strlen(err->msg) > strlen(prefix));
 }
 
 static void check_invariants(const struct lru_snapshot *s)
