@@ -1,0 +1,85 @@
+# shellcheck shell=bash disable=SC2034 # VM_* are read by lib.sh
+# kernels: patched
+# tests/vm/scenarios/lru_gen_min.sh - eviction through memory.lru_gen respects
+# memory.min. /prot and /free each get 48 MiB of clean page cache on the ext4
+# disk and two generations of aging. /prot with memory.min at its usage:
+# eviction is EBUSY and frees nothing; /free loses its page cache; /prot with
+# memory.min 16 MiB below its usage loses about 16 MiB, not more. Debugfs
+# eviction, for contrast, ignores memory.min.
+
+VM_DISK=256M
+VM_TIMEOUT=200
+source "$VM_SRC/kernel/tests/vm.sh"
+kernel_vm_setup || return 1
+
+scenario_guest() {
+	cat <<'EOF'
+. /lib/lru_gen.sh
+# evict CG: "- N<nid> <max_seq - 2> 0" on the node holding CG's page cache;
+# prints cgwrite's answer
+evict() {
+	_n=$(lg_busiest "$1")
+	cgwrite "$1/memory.lru_gen" "- N$_n $(($(lg_max "$1" "$_n") - 2)) 0"
+}
+{
+	for cg in prot free; do
+		vm_mkcg /$cg || vm_die "cannot create /$cg"
+		lg_fill $C/$cg /mnt/data/$cg 48 || vm_die "cannot fill /$cg"
+		lg_age $C/$cg >/dev/null && lg_age $C/$cg >/dev/null || vm_die "cannot age /$cg"
+	done
+	cur=$(lg_current $C/prot)
+	echo $cur >$C/prot/memory.min || vm_die "cannot set memory.min"
+	echo "prot_min $(cat $C/prot/memory.min)"
+	echo "prot_before $cur"
+	echo "prot_evict $(evict $C/prot)"
+	echo "prot_after $(lg_current $C/prot)"
+
+	echo "free_before $(lg_current $C/free)"
+	echo "free_evict $(evict $C/free)"
+	echo "free_after $(lg_current $C/free)"
+
+	cur=$(lg_current $C/prot)
+	min=$((cur - 16 * 1048576))
+	echo $min >$C/prot/memory.min || vm_die "cannot lower memory.min"
+	echo "partial_min $(cat $C/prot/memory.min)"
+	echo "partial_before $cur"
+	echo "partial_evict $(evict $C/prot)"
+	echo "partial_after $(lg_current $C/prot)"
+	echo "partial_again $(evict $C/prot)"
+
+	# debugfs: "- memcg_id node seq" for /prot ignores memory.min
+	cur=$(lg_current $C/prot)
+	echo "debugfs_before $cur"
+	id=$(vm_lruvecs | awk '$4 == "/prot" { print $1; exit }')
+	for n in $(lg_nodes $C/prot); do
+		echo "- $id $n $(($(lg_max $C/prot $n) - 2)) 0" >/sys/kernel/debug/lru_gen
+	done
+	echo "debugfs_after $(lg_current $C/prot)"
+} >/tmp/out.txt 2>&1
+vm_emit out /tmp/out.txt
+EOF
+}
+
+scenario_check() {
+	local o=$VM_RESULTS/out b a min mib=1048576
+	vm_assert_file "output" "$o" || return
+	sed 's/^/  | /' "$o"
+	vm_assert_eq "memory.min set to the usage" "$(kernel_key "$o" prot_before)" "$(kernel_key "$o" prot_min)"
+	vm_assert_eq "eviction at memory.min" EBUSY "$(kernel_key "$o" prot_evict)"
+	b=$(kernel_key "$o" prot_before) a=$(kernel_key "$o" prot_after)
+	vm_assert_le "KiB evicted from /prot at memory.min" $(((b - a) / 1024)) 64
+	vm_assert_eq "eviction of /free" ok "$(kernel_key "$o" free_evict)"
+	b=$(kernel_key "$o" free_before) a=$(kernel_key "$o" free_after)
+	echo "  /free: $((b / mib)) -> $((a / mib)) MiB"
+	vm_assert_ge "MiB evicted from /free (48 written)" $(((b - a) / mib)) 44
+	min=$(kernel_key "$o" partial_min) b=$(kernel_key "$o" partial_before) a=$(kernel_key "$o" partial_after)
+	echo "  /prot with memory.min $((min / 1024)) KiB: $((b / 1024)) -> $((a / 1024)) KiB"
+	vm_assert_eq "partial eviction" ok "$(kernel_key "$o" partial_evict)"
+	# below by at most one batch (64 pages) and the charge caches (64 per cpu)
+	vm_assert_ge "KiB left above memory.min" $(((a - min) / 1024)) $((-(64 + 64 * 2) * 4))
+	vm_assert_le "KiB left above memory.min (it evicted down to it)" $(((a - min) / 1024)) 1024
+	vm_assert_eq "then at memory.min: EBUSY" EBUSY "$(kernel_key "$o" partial_again)"
+	b=$(kernel_key "$o" debugfs_before) a=$(kernel_key "$o" debugfs_after)
+	echo "  debugfs eviction of /prot: $((b / mib)) -> $((a / mib)) MiB, memory.min $((min / mib)) MiB"
+	vm_assert_ge "debugfs eviction goes below memory.min (MiB)" $(((min - a) / mib)) 8
+}
