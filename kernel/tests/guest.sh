@@ -4,6 +4,7 @@
 # source it. CG is a cgroup directory, e.g. /sys/fs/cgroup/jobs/web; C is the
 # cgroup2 mount.
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 C=/sys/fs/cgroup
 
 # lg_nodes CG: the node ids listed in CG/memory.lru_gen, ascending

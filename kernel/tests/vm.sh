@@ -28,6 +28,7 @@ kernel_vm_files() {
 kernel_vm_setup() {
 	local files
 	files=$(kernel_vm_files) || return 1
+	# shellcheck disable=SC2034 # read by tests/vm/lib.sh's vm_run_scenario
 	mapfile -t VM_FILES <<<"$files"
 }
 
