@@ -358,6 +358,11 @@ static void draw_header(struct top *t)
 		else
 			snprintf(buf, sizeof(buf), "?");
 		header_field(w, t, "MGLRU ", buf, limit);
+		/* the interface read: the file's name, or the mode's when narrow */
+		if (t->src->iface == LRU_IFACE_CGROUP)
+			header_field(w, t, "", wide ? LRU_CGROUP_LRU_GEN : "cgroup", limit);
+		else if (t->src->iface == LRU_IFACE_DEBUGFS)
+			header_field(w, t, "", "debugfs", limit);
 	}
 	header_field(w, t, "T ", tl_fmt_dur(top_threshold(t), b1, sizeof(b1)), limit);
 	header_field(w, t, wide ? "window " : "win ", tl_fmt_dur(tl_zooms[t->zoom], b2, sizeof(b2)),
@@ -666,7 +671,10 @@ static int details_lruvec(struct top *t, WINDOW *w, int y, int h, const struct t
 	if (y < h) {
 		wattrset(w, t->attr[CLR_HEADER]);
 		snprintf(line, sizeof(line), "  node %d  %-6s %-12s %7s %7s %7s %7s %-5s %s", lv->node,
-			 "SEQ", "BORN", "AGE", "ANON", "FILE", "TOTAL", "AT T", "TIERS (sum r e p / R T)");
+			 "SEQ", "BORN", "AGE", "ANON", "FILE", "TOTAL", "AT T",
+			 it->snap->source == LRU_SRC_CGROUP
+				 ? "TIERS not available through " LRU_CGROUP_LRU_GEN
+				 : "TIERS (sum r e p / R T)");
 		mvwaddnstr(w, y++, 0, line, t->g.cols);
 	}
 	for (gi = lv->nr_gens; gi-- > 0 && y < h;) {
@@ -717,9 +725,16 @@ static void draw_details(struct top *t)
 		snprintf(line, sizeof(line), " %s: %u lruvecs", view_row_label(v, r, label, sizeof(label)),
 			 r->st.nr);
 	} else {
+		char id[32];
+
 		m = v->memcgs[r->mc].m;
-		snprintf(line, sizeof(line), " %s  memcg id %" PRIu64 "  inode %" PRIu64 "%s%s%s",
-			 view_path(v, r->mc), m->id, m->ino, r->node >= 0 ? "" : "  all nodes",
+		/* memory.lru_gen names no memcg id: say so rather than show 0 */
+		if (lru_memcg_uses_cgroup(view_ref(v, r, 0)->snap, m))
+			snprintf(id, sizeof(id), "- (%s)", LRU_CGROUP_LRU_GEN);
+		else
+			snprintf(id, sizeof(id), "%" PRIu64, m->id);
+		snprintf(line, sizeof(line), " %s  memcg id %s  inode %" PRIu64 "%s%s%s",
+			 view_path(v, r->mc), id, m->ino, r->node >= 0 ? "" : "  all nodes",
 			 v->frame.nr > 1 ? "  host " : "", v->frame.nr > 1 ? view_host(v, r->host) : "");
 	}
 	mvwaddnstr(w, 0, 0, line, t->g.cols);
@@ -789,6 +804,8 @@ static void draw_status(struct top *t)
 		putn(w, t->attr[CLR_STATUS_ERR], t->fetch_err, t->g.cols);
 	} else if (msg) {
 		putn(w, t->attr[CLR_STATUS_INFO], t->msg, t->g.cols);
+	} else if (t->src->note[0]) {	/* e.g. the root memcg left out: the hints are in F1 */
+		putn(w, t->attr[CLR_STATUS_INFO], t->src->note, t->g.cols);
 	} else {
 		for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
 			if (getcurx(w) + (int)strlen(hints[i][0]) + (int)strlen(hints[i][1]) + 1 >= t->g.cols)

@@ -3,9 +3,10 @@
  * the loop must do (TOP_DRAW_*, TOP_REBUILD, TOP_REFRESH, TOP_QUIT...), and
  * the modal inputs (filter, eviction threshold, confirmation).
  *
- * Age and evict build their commands with lru_cmd against the frame shown,
- * show exactly the text that will be written and the bytes involved, and
- * write only after 'y', one command per write(2) (lru_kwrite).
+ * Age and evict build their commands with lru_cmd against the frame shown
+ * (memory.lru_gen or debugfs form, as the snapshot's interface says), show
+ * exactly the text that will be written, to which file, and the bytes
+ * involved, and write only after 'y', one command per write(2) (lru_kwrite).
  */
 #include "top.h"
 
@@ -16,7 +17,6 @@
 #include <string.h>
 
 #include "lru_kwrite.h"
-#include "lru_sys.h"
 #include "lru_units.h"
 
 #define KEY_ESC 27
@@ -214,21 +214,34 @@ static unsigned act_forward10(struct top *t) { return step(t, 10); }
 
 /* ---- age and evict ------------------------------------------------------------ */
 
+/*
+ * May the selection be aged or evicted? Not with --readonly, in replay or
+ * fleet mode, nor under a fixture root where a file its commands go to
+ * (debugfs lru_gen, or each memcg's memory.lru_gen) is a regular file.
+ */
 static bool writable(struct top *t)
 {
-	char why[512];
+	const struct top_row *r = view_selected(&t->view);
+	char why[512], file[LRU_PATH_MAX];
+	uint32_t i;
 
 	if (t->readonly) {
 		top_message(t, true, "read-only (--readonly): age and evict are disabled");
 		return false;
 	}
-	if (top_source_readonly_why(t->src, why, sizeof(why))) {
-		top_message(t, true, "%s", why);
-		return false;
-	}
-	if (!view_selected(&t->view)) {
+	if (!r) {
 		top_message(t, true, "nothing selected");
 		return false;
+	}
+	for (i = 0; i < r->nr_refs; i++) {
+		const struct top_item *it = view_ref(&t->view, r, i);
+
+		if (top_source_readonly_why(t->src, top_source_cmd_file(it->snap, it->lv, file,
+									 sizeof(file)),
+					    why, sizeof(why))) {
+			top_message(t, true, "%s", why);
+			return false;
+		}
 	}
 	return true;
 }
@@ -249,15 +262,47 @@ static void plan_what(struct top *t)
 			 view_path(&t->view, r->mc));
 }
 
+void keys_plan_release(struct top_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		free(p->cmds[i].memcg);
+		free(p->cmds[i].file);
+	}
+	free(p->cmds);
+	p->cmds = NULL;
+	p->nr = 0;
+	p->bytes = 0;
+}
+
 static bool plan_alloc(struct top *t, size_t n)
 {
-	free(t->plan.cmds);
+	keys_plan_release(&t->plan);
 	t->plan.cmds = calloc(n ? n : 1, sizeof(*t->plan.cmds));
-	t->plan.nr = 0;
-	t->plan.bytes = 0;
 	if (!t->plan.cmds)
 		top_message(t, true, "out of memory");
 	return t->plan.cmds != NULL;
+}
+
+/* Add cmd for its lruvec (room was made by plan_alloc), with its memcg and file. */
+static bool plan_add(struct top *t, const struct top_item *it, const struct lru_cmd *cmd)
+{
+	struct top_plan_cmd *pc = &t->plan.cmds[t->plan.nr];
+	char file[LRU_PATH_MAX];
+
+	pc->cmd = *cmd;
+	pc->memcg = strdup(lru_lruvec_memcg(it->snap, it->lv)->path);
+	pc->file = strdup(top_source_cmd_file(it->snap, it->lv, file, sizeof(file)));
+	if (!pc->memcg || !pc->file) {
+		free(pc->memcg);
+		free(pc->file);
+		pc->memcg = pc->file = NULL;
+		top_message(t, true, "out of memory");
+		return false;
+	}
+	t->plan.nr++;
+	return true;
 }
 
 static unsigned act_age(struct top *t)
@@ -276,10 +321,12 @@ static unsigned act_age(struct top *t)
 	lru_error_clear(&err);
 	for (i = 0; i < r->nr_refs; i++) {
 		const struct top_item *it = view_ref(&t->view, r, i);
+		struct lru_cmd cmd;
 
-		if (lru_cmd_age(it->snap, it->lv, 1, 1, &t->plan.cmds[t->plan.nr], &err))
+		if (lru_cmd_age(it->snap, it->lv, 1, 1, &cmd, &err))
 			continue;
-		t->plan.nr++;
+		if (!plan_add(t, it, &cmd))
+			return TOP_DRAW_STATUS;
 		t->plan.bytes += it->st.total;
 	}
 	if (!t->plan.nr) {
@@ -325,11 +372,12 @@ static unsigned evict_plan(struct top *t)
 	for (i = 0; i < r->nr_refs; i++) {
 		const struct top_item *it = view_ref(&t->view, r, i);
 		uint64_t page = it->snap->page_size ? it->snap->page_size : 4096;
+		struct lru_cmd cmd;
 
-		if (lru_cmd_evict_older_than(it->snap, it->lv, ms, -1, 0, &t->plan.cmds[t->plan.nr],
-					     &pages, &err))
+		if (lru_cmd_evict_older_than(it->snap, it->lv, ms, -1, 0, &cmd, &pages, &err))
 			continue;
-		t->plan.nr++;
+		if (!plan_add(t, it, &cmd))
+			return TOP_DRAW_STATUS;
 		t->plan.bytes += pages * page;
 	}
 	if (!t->plan.nr) {
@@ -354,23 +402,27 @@ static void line(char *dst, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The confirmation: what, then each command after the root-relative file it
+ * goes to ("/sys/fs/cgroup/jobs/web/memory.lru_gen: + N1 7 1 1",
+ * "/sys/kernel/debug/lru_gen: + 3 1 7 1 1"), then the bytes.
+ */
 size_t keys_plan_lines(const struct top *t, char lines[][128], size_t max)
 {
 	const struct top_plan *p = &t->plan;
-	char b1[32], b2[32], path[LRU_PATH_MAX];
+	char b1[32], b2[32];
 	size_t n = 0, i;
 
 	if (!max)
 		return 0;
-	if (lru_sys_path(t->root, LRU_PATH_LRU_GEN, path, sizeof(path), NULL))
-		snprintf(path, sizeof(path), "lru_gen");
 	if (p->op == '-')
 		line(lines[n++], "Evict from %s what is idle longer than %s:", p->what,
 			 tl_fmt_dur(p->older_than_ms, b1, sizeof(b1)));
 	else
 		line(lines[n++], "Age %s (create a generation):", p->what);
 	if (n < max)
-		line(lines[n++], "will write to %s, one command per write:", path);
+		line(lines[n++], "will write one command per write(2)%s%s:", t->root ? " under " : "",
+		     t->root ? t->root : "");
 	for (i = 0; i < p->nr && n + 1 < max; i++) {
 		char text[LRU_CMD_MAX];
 		size_t len;
@@ -379,10 +431,10 @@ size_t keys_plan_lines(const struct top *t, char lines[][128], size_t max)
 			line(lines[n++], "  ... and %zu more", p->nr - i);
 			break;
 		}
-		len = lru_cmd_format(&p->cmds[i], text, sizeof(text));
+		len = lru_cmd_format(&p->cmds[i].cmd, text, sizeof(text));
 		if (len && text[len - 1] == '\n')
 			text[len - 1] = '\0';
-		line(lines[n++], "  %s", text);
+		line(lines[n++], "  %s: %s", p->cmds[i].file, text);
 	}
 	if (n < max) {
 		if (p->op == '-')
@@ -395,26 +447,47 @@ size_t keys_plan_lines(const struct top *t, char lines[][128], size_t max)
 	return n;
 }
 
+/*
+ * 'y': write each command, one write(2) each, to the file
+ * lru_kwrite_open_lruvec() picks for its lruvec in the frame shown (the
+ * memcg's memory.lru_gen, or debugfs lru_gen), as lrugen does. The first
+ * failure stops the rest and goes to the status bar with the library's words.
+ */
 static unsigned plan_write(struct top *t)
 {
+	const struct lru_snapshot *snap = t->frame.nr ? t->frame.snaps[0] : NULL;
 	struct lru_kwriter w;
 	struct lru_error err;
-	size_t i, done = 0;
-	enum lru_err rc;
+	size_t i, done = 0, files = 0;
+	enum lru_err rc = LRU_OK;
 
 	t->mode = MODE_MAIN;
 	lru_error_clear(&err);
-	rc = lru_kwrite_open(&w, t->root, &err);
+	lru_kwrite_init(&w);
 	for (i = 0; !rc && i < t->plan.nr; i++) {
-		rc = lru_kwrite_cmd(&w, &t->plan.cmds[i], NULL, &err);
+		const struct top_plan_cmd *pc = &t->plan.cmds[i];
+		const struct lru_lruvec *lv =
+			snap ? lru_snapshot_find(snap, pc->memcg, 0, pc->cmd.node) : NULL;
+
+		if (!lv)
+			rc = lru_fail(&err, LRU_ENOENT, "memcg '%s' has no node %d any more", pc->memcg,
+				      pc->cmd.node);
 		if (!rc)
+			rc = lru_kwrite_open_lruvec(&w, t->root, snap, lv, &err);
+		if (!rc)
+			rc = lru_kwrite_cmd(&w, &pc->cmd, NULL, &err);
+		if (!rc) {
 			done++;
+			files += !i || strcmp(pc->file, t->plan.cmds[i - 1].file);
+		}
 	}
 	lru_kwrite_close(&w);
 	if (rc)
 		top_message(t, true, "%zu of %zu written: %s", done, t->plan.nr, err.msg);
-	else
+	else if (files == 1)
 		top_message(t, false, "wrote %zu command%s to %s", done, done == 1 ? "" : "s", w.path);
+	else
+		top_message(t, false, "wrote %zu commands to %zu files", done, files);
 	return TOP_REFRESH | TOP_DRAW_ALL;
 }
 
@@ -460,7 +533,7 @@ static const struct binding bindings[] = {
 	{ ']', "]", act_forward, "replay: one frame forward" },
 	{ '{', "{", act_back10, "replay: ten frames back" },
 	{ '}', "}", act_forward10, "replay: ten frames forward" },
-	{ 'a', "a", act_age, "age the selection: '+ id node max_seq 1 1' (asks first)" },
+	{ 'a', "a", act_age, "age the selection: one new generation each (asks first)" },
 	{ 'e', "e", act_evict, "evict what is idle longer than a threshold (asks first)" },
 };
 

@@ -33,12 +33,17 @@ static const char usage[] =
 	"usage: lrugen-top [--root DIR | --replay FILE|DIR | --store URL] [options]\n"
 	"\n"
 	"MGLRU's generations of every memcg and NUMA node on one wall-clock timeline,\n"
-	"with hot and cold bytes at a threshold T. Sources: the local kernel (default,\n"
-	"needs root and debugfs), a fixture tree (--root), a recording (--replay: a\n"
+	"with hot and cold bytes at a threshold T. Sources: the local kernel (default:\n"
+	"each memcg's memory.lru_gen where the kernel has it, else debugfs as root),\n"
+	"a fixture tree (--root), a recording (--replay: a\n"
 	"SnapshotBatch file from 'lrugend --once --output FILE' or a collector spool\n"
 	"directory; step with [ and ]) or a store (--store: fleet mode).\n"
 	"\n"
 	"  --root DIR          read DIR/sys/kernel/debug/lru_gen... instead of /\n"
+	"      --interface I   auto, cgroup (each memcg's memory.lru_gen) or debugfs\n"
+	"                      (lru_gen); default $LRUGEN_INTERFACE, else auto: cgroup\n"
+	"                      when any memcg has memory.lru_gen. Age and evict write\n"
+	"                      through the same files\n"
 	"  --replay FILE|DIR   show recorded snapshots\n"
 	"  --store URL         fleet mode: the store's query API (http://host:port)\n"
 	"  --token-file FILE   bearer token for --store (default: $LRUGEN_TOKEN)\n"
@@ -51,7 +56,7 @@ static const char usage[] =
 	"      --merge-nodes   one row per memcg, nodes summed\n"
 	"      --readonly      never write aging or eviction commands\n"
 	"      --ascii         ASCII shades instead of Unicode blocks\n"
-	"      --basic         read lru_gen only (no tier counters)\n"
+	"      --basic         debugfs: read lru_gen only (no tier counters)\n"
 	"  -h, --help          this text; press ? in lrugen-top for the keys\n"
 	"\n"
 	"Exit codes: 0 done, 1 failure, 2 bad command line, 3 this host or terminal\n"
@@ -150,7 +155,7 @@ struct cmdline {
 static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 {
 	enum { O_ROOT = 0x100, O_REPLAY, O_STORE, O_TOKEN, O_FLAT, O_MERGE, O_RO, O_ASCII,
-	       O_BASIC, O_BENCH, O_BENCH_OUT };
+	       O_BASIC, O_IFACE, O_BENCH, O_BENCH_OUT };
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "replay", required_argument, NULL, O_REPLAY },
@@ -166,12 +171,15 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		{ "readonly", no_argument, NULL, O_RO },
 		{ "ascii", no_argument, NULL, O_ASCII },
 		{ "basic", no_argument, NULL, O_BASIC },
+		{ "interface", required_argument, NULL, O_IFACE },
 		{ "bench-frames", required_argument, NULL, O_BENCH },	/* bench/tui */
 		{ "bench-out", required_argument, NULL, O_BENCH_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const groups[GROUP_NR] = { "none", "node", "host", "memcg" };
+	const char *iface = NULL, *iface_from = "--interface";
+	struct lru_error err;
 	char *end;
 	double d;
 	long n;
@@ -188,6 +196,7 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		case O_RO: t->readonly = true; break;
 		case O_ASCII: t->ascii = true; break;
 		case O_BASIC: cl->src.basic = true; break;
+		case O_IFACE: iface = optarg; break;
 		case 'd':
 			errno = 0;
 			d = strtod(optarg, &end);
@@ -237,6 +246,12 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 	}
 	if (optind < argc)
 		die(EXIT_USAGE, "unexpected argument '%s' (try --help)", argv[optind]);
+	if (!iface) {	/* the flag wins over the environment, as in lrugen */
+		iface = getenv(LRU_IFACE_ENV);
+		iface_from = LRU_IFACE_ENV;
+	}
+	if (lru_iface_mode_parse(iface, &cl->src.iface, &err))
+		die(EXIT_USAGE, "%s: %s", iface_from, err.msg);
 	if (!!cl->src.root + !!cl->src.replay + !!cl->src.store > 1)
 		die(EXIT_USAGE, "--root, --replay and --store are exclusive: pick one source");
 	if (cl->src.store) {
@@ -512,7 +527,7 @@ int main(int argc, char **argv)
 		delscreen(screen);
 	top_source_free(t.src);
 	view_release(&t.view);
-	free(t.plan.cmds);
+	keys_plan_release(&t.plan);
 	if (cl.token_file)
 		free((char *)cl.src.token);
 	if (got_signal)

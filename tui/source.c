@@ -11,31 +11,34 @@
 
 struct live {
 	struct top_source base;
-	bool basic;			/* read lru_gen only */
+	bool basic;			/* debugfs: read lru_gen only */
+	struct lru_iface ifc;		/* chosen once, at open */
 	bool have;			/* cur holds a snapshot */
 	struct lru_snapshot cur;
 	const struct lru_snapshot *ptr;
 };
 
 /*
- * Read lru_gen_full (tiers for the details pane) or, where it is missing,
- * lru_gen; then host, node and per-memcg stats into an empty snapshot.
+ * Read the generations through the interface chosen at open: each memcg's
+ * memory.lru_gen (no tier counters), or debugfs lru_gen_full (tiers for the
+ * details pane) falling back to lru_gen where it is missing or closed; then
+ * host, node and per-memcg stats, into an empty snapshot.
  */
 static enum lru_err live_read(struct live *l, struct lru_snapshot *snap, struct lru_error *err)
 {
 	const char *root = l->base.root;
-	enum lru_err rc = LRU_ENOENT;
+	bool cgroup = l->ifc.used == LRU_IFACE_CGROUP;
+	enum lru_err rc;
 	size_t i;
 
-	if (!l->basic) {
-		rc = lru_sys_read_snapshot(root, LRU_SRC_DEBUGFS_FULL, snap, err);
-		if (rc == LRU_ENOENT || rc == LRU_EACCES) {
-			lru_snapshot_release(snap);
-			lru_snapshot_init(snap);
-		}
+	l->ifc.full = !cgroup && !l->basic;
+	rc = lru_iface_read(&l->ifc, root, snap, err);
+	if (l->ifc.full && (rc == LRU_ENOENT || rc == LRU_EACCES)) {
+		lru_snapshot_release(snap);
+		lru_snapshot_init(snap);
+		l->ifc.full = false;
+		rc = lru_iface_read(&l->ifc, root, snap, err);
 	}
-	if (l->basic || rc == LRU_ENOENT || rc == LRU_EACCES)
-		rc = lru_sys_read_snapshot(root, LRU_SRC_DEBUGFS, snap, err);
 	if (rc)
 		return rc;
 	rc = lru_sys_read_host(root, snap, err);
@@ -43,9 +46,12 @@ static enum lru_err live_read(struct live *l, struct lru_snapshot *snap, struct 
 		rc = lru_sys_read_nodes(root, snap, err);
 	if (rc)
 		return rc;
-	lru_sys_fill_inodes(root, NULL, snap);
+	if (!cgroup)	/* the cgroup walk set them */
+		lru_sys_fill_inodes(root, NULL, snap);
 	for (i = 0; i < snap->nr_memcgs; i++)
 		lru_sys_read_memcg_stats(root, &snap->memcgs[i]);
+	l->base.iface = l->ifc.used;
+	snprintf(l->base.note, sizeof(l->base.note), "%s", l->ifc.root_note);
 	return LRU_OK;
 }
 
@@ -95,6 +101,7 @@ enum lru_err top_source_live_open(const struct top_source_opts *opts, struct top
 				  struct lru_error *err)
 {
 	struct live *l = calloc(1, sizeof(*l));
+	enum lru_err rc;
 
 	if (!l)
 		return lru_fail(err, LRU_ENOMEM, "out of memory");
@@ -102,6 +109,12 @@ enum lru_err top_source_live_open(const struct top_source_opts *opts, struct top
 	l->base.kind = opts->root ? TOP_SRC_ROOT : TOP_SRC_LOCAL;
 	l->base.root = opts->root;
 	l->basic = opts->basic;
+	/* once, as the CLI does: auto looks for memory.lru_gen below the root */
+	rc = lru_iface_select(&l->ifc, opts->root, opts->iface, false, err);
+	if (rc) {
+		free(l);
+		return rc;
+	}
 	if (opts->root)
 		snprintf(l->base.label, sizeof(l->base.label), "root %s", opts->root);
 	else
@@ -121,7 +134,20 @@ enum lru_err top_source_open(const struct top_source_opts *opts, struct top_sour
 	return top_source_live_open(opts, out, err);
 }
 
-const char *top_source_readonly_why(const struct top_source *src, char *buf, size_t size)
+const char *top_source_cmd_file(const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+				char *buf, size_t size)
+{
+	const struct lru_memcg *m = lru_lruvec_memcg(snap, lv);
+
+	if (lru_memcg_uses_cgroup(snap, m))
+		snprintf(buf, size, "%s%s/%s", LRU_PATH_CGROUP, m->path, LRU_CGROUP_LRU_GEN);
+	else
+		snprintf(buf, size, "%s", LRU_PATH_LRU_GEN);
+	return buf;
+}
+
+const char *top_source_readonly_why(const struct top_source *src, const char *file, char *buf,
+				    size_t size)
 {
 	char path[LRU_PATH_MAX];
 	struct stat st;
@@ -134,11 +160,14 @@ const char *top_source_readonly_why(const struct top_source *src, char *buf, siz
 		snprintf(buf, size, "fleet mode is read-only: age and evict on the host itself");
 		return buf;
 	case TOP_SRC_ROOT:
-		if (lru_sys_path(src->root, LRU_PATH_LRU_GEN, path, sizeof(path), NULL))
+		if (!file)
+			file = LRU_PATH_LRU_GEN;
+		if (lru_sys_path(src->root, file, path, sizeof(path), NULL))
 			path[0] = '\0';
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			snprintf(buf, size, "'%s' is a regular file, not debugfs (a fixture root): "
-				 "commands are disabled", path);
+			snprintf(buf, size, "'%s' is a regular file, not %s (a fixture root): "
+				 "commands are disabled", path,
+				 strcmp(file, LRU_PATH_LRU_GEN) ? "cgroupfs" : "debugfs");
 			return buf;
 		}
 		return NULL;

@@ -2,7 +2,8 @@
  * source.h - where lrugen-top's snapshots come from: one interface, four
  * backends.
  *
- *	local	the running kernel (debugfs under /)
+ *	local	the running kernel under / (lru_iface.h: each memcg's memory.lru_gen
+ *		or debugfs lru_gen, chosen once when the source opens)
  *	root	a fixture tree (--root DIR): the same reads under DIR
  *	replay	a SnapshotBatch file or a collector spool directory (--replay)
  *	fleet	a store's JSON query API (--store URL)
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "lru_err.h"
+#include "lru_iface.h"
 #include "lru_model.h"
 
 enum top_source_kind { TOP_SRC_LOCAL, TOP_SRC_ROOT, TOP_SRC_REPLAY, TOP_SRC_FLEET };
@@ -47,6 +49,10 @@ struct top_source {
 	enum top_source_kind kind;
 	char label[256];	/* for the header: "root /tmp/r", "fleet http://..." */
 	const char *root;	/* local/root: where commands go (NULL = /) */
+	/* local/root, after a fetch: the interface read (LRU_IFACE_AUTO: none,
+	   replay and fleet) and why the root memcg was left out ("" if it was not) */
+	enum lru_iface_mode iface;
+	char note[LRU_ERRMSG_MAX];
 };
 
 /* What each backend needs to start; unused fields stay zero. */
@@ -56,6 +62,7 @@ struct top_source_opts {
 	const char *store;		/* --store URL */
 	const char *token;		/* bearer token for the store, or NULL */
 	bool basic;			/* read lru_gen, not lru_gen_full */
+	enum lru_iface_mode iface;	/* --interface or $LRUGEN_INTERFACE */
 };
 
 /*
@@ -91,9 +98,21 @@ enum lru_err top_source_fleet_open(const struct top_source_opts *opts, struct to
 				   struct lru_error *err);
 
 /*
- * Why commands cannot be written through this source, or NULL when they can
- * (local, or a root whose lru_gen is not a regular file). buf holds the text.
+ * The kernel file that takes lv's commands, as lru_kwrite_open_lruvec()
+ * picks it, relative to the root: "/sys/fs/cgroup/PATH/memory.lru_gen" for
+ * a memcg read through memory.lru_gen, else "/sys/kernel/debug/lru_gen".
  */
-const char *top_source_readonly_why(const struct top_source *src, char *buf, size_t size);
+const char *top_source_cmd_file(const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+				char *buf, size_t size);
+
+/*
+ * Why commands cannot be written through this source, or NULL when they can.
+ * Replay and fleet never write; under --root, file (from top_source_cmd_file;
+ * NULL: debugfs lru_gen) must not be a regular file: that is a fixture's copy,
+ * while a FIFO or device a test puts there takes the commands. buf holds the
+ * text.
+ */
+const char *top_source_readonly_why(const struct top_source *src, const char *file, char *buf,
+				    size_t size);
 
 #endif

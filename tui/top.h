@@ -53,9 +53,15 @@ enum top_color {
 	CLR_STATUS_ERR, CLR_STATUS_INFO, CLR_DIALOG, CLR_DIALOG_TITLE, CLR_NR
 };
 
+struct top_plan_cmd {		/* one command and where it goes */
+	struct lru_cmd cmd;
+	char *memcg;		/* the memcg's path: its lruvec is found again to write */
+	char *file;		/* root-relative kernel file (top_source_cmd_file) */
+};
+
 struct top_plan {		/* commands waiting for 'y' */
 	char op;		/* '+' or '-' */
-	struct lru_cmd *cmds;
+	struct top_plan_cmd *cmds;
 	size_t nr;
 	uint64_t bytes;
 	char what[160];		/* "/jobs/web node 1" */
@@ -129,5 +135,7 @@ unsigned keys_handle(struct top *t, int ch);
 size_t keys_help(char lines[][96], size_t max);
 /* The plan's confirmation text, one line per element. */
 size_t keys_plan_lines(const struct top *t, char lines[][128], size_t max);
+/* Free the plan's commands (the plan stays usable, empty). */
+void keys_plan_release(struct top_plan *p);
 
 #endif

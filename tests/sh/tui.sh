@@ -94,8 +94,8 @@ r61=$tmp/r61
 
 # --- fixture root: the main view ----------------------------------------------------
 start main 120x30 "$TOP" --root "$r61" -d 100 -T 3s
-expect main "header: host, kernel, MGLRU, threshold, source" \
-	"fixture-6\.1 +kernel 6\.1\.0-57-amd64 +MGLRU on 0x0007 +T 3s +window 30s +root /"
+expect main "header: host, kernel, MGLRU, interface, threshold, source" \
+	"fixture-6\.1 +kernel 6\.1\.0-57-amd64 +MGLRU on 0x0007 +debugfs +T 3s +window 30s +root /"
 expect main "node meters side by side" "N0 .*133M/512M +N1 .*120M/512M"
 expect main "column titles" "MEMCG +N +TOTAL +ANON +FILE +HOT +COLD +COLD% +G +OLDEST +-30s"
 # lru_gen_full of the 6.1 capture: /jobs/web node 1 = 82 MiB idle + 38 MiB hot
@@ -194,7 +194,7 @@ expect main "age refused on a fixture root" "regular file, not debugfs"
 
 # resize to 80x24
 tm resize-window -t main -x 80 -y 24
-expect main "80x24: compact header" "^fixture-6\.1 +6\.1\.0-57-amd64 +MGLRU on +T 30s +win 30s"
+expect main "80x24: compact header" "^fixture-6\.1 +6\.1\.0-57-amd64 +MGLRU on +debugfs +T 30s +win 30s"
 expect main "80x24: essential columns" "MEMCG +N +TOTAL +HOT +COLD +COLD% +G +OLDEST"
 expect main "80x24: web row" "web +1 +120M +120M +0 +0% +4 +9\.4s"
 check "80x24: 24 lines" 24 "$(screen main | wc -l)"
@@ -219,6 +219,7 @@ check_rc "bad option exit 2" 2 "$TOP" --bogus
 check_rc "bad -d exit 2" 2 "$TOP" -d x
 check_rc "two sources exit 2" 2 "$TOP" --root "$r61" --replay x
 check_grep "-h documents -n and -d" "-n, --iterations N .*-d, --delay SECS|-d, --delay SECS" "$("$TOP" -h)"
+check_grep "-h documents --interface" "--interface I +auto, cgroup \(each memcg's memory\.lru_gen\) or debugfs" "$("$TOP" -h)"
 
 start sig 100x30 sh -c "echo \$\$ >$tmp/sig.pid; exec $TOP --root $r61 -d 100"
 expect sig "running before SIGTERM" "MEMCG"
@@ -245,8 +246,8 @@ keys cmd e
 expect cmd "evict asks for the threshold (default T)" "Evict older than: 3s_"
 keys cmd Enter
 expect cmd "dialog names the lruvec" "Evict from /jobs/web node 1 what is idle longer than 3s:"
-expect cmd "dialog shows the file" "will write to .*/rw/sys/kernel/debug/lru_gen"
-expect cmd "dialog shows the exact command" "│ +- 3 1 4 +│"
+expect cmd "dialog shows the root" "will write one command per write\(2\) under .*/rw:"
+expect cmd "dialog shows the file and the exact command" "│ +/sys/kernel/debug/lru_gen: - 3 1 4 +│"
 expect cmd "dialog shows the bytes" "up to 82\.0M \(86028288 bytes\)"
 keys cmd n
 expect cmd "any other key cancels" "cancelled: nothing written"
@@ -279,6 +280,114 @@ keys ro a
 expect ro "--readonly refuses" "read-only \(--readonly\)"
 keys ro q
 wait_exit ro >/dev/null
+
+# --- memory.lru_gen: the cgroup interface (tests/fixtures/memory.lru_gen/README.md) ---
+# the 6.1 root plus memory.lru_gen for /jobs, /jobs/web and /jobs/batch, as in
+# cgroup_iface.sh; the root memcg comes from debugfs lru_gen. At T 5s /jobs/web
+# node 1 holds 80 MiB cold (seq 4) and 41 MiB hot, /jobs/batch node 0 120 MiB
+# cold and 10 MiB hot.
+mkcgroot() {
+	mkroot "$1" 6.1
+	cp -r "$LRUGEN_SRC/tests/fixtures/memory.lru_gen/jobs" "$1/sys/fs/cgroup/"
+}
+mkcgroot "$tmp/cg"
+cg=$tmp/cg
+web=$cg/sys/fs/cgroup/jobs/web/memory.lru_gen
+cp "$web" "$tmp/web.lru_gen"
+# web_fifo / web_file: a FIFO stands in for /jobs/web's memory.lru_gen to take
+# commands (lrugen-top re-reads only on r: -d 100), or the fixture's file is back
+web_fifo() { rm -f "$web" && mkfifo "$web"; }
+web_file() { rm -f "$web" && cp "$tmp/web.lru_gen" "$web"; }
+unset LRUGEN_INTERFACE
+start cgi 120x30 "$TOP" --root "$cg" -d 100 -T 5s
+expect cgi "header names memory.lru_gen" "MGLRU on 0x0007 +memory\.lru_gen +T 5s +window 30s"
+expect cgi "web node 1 from its memory.lru_gen" \
+	"^      web +1 +121M +120M +1\.0M +41\.0M +80\.0M +66% +4 +9\.0s"
+expect cgi "web node 0" "^      web +0 +12\.0K +8\.0K +4\.0K +8\.0K +4\.0K +33% +4 +9\.0s"
+expect cgi "batch node 0" "^      batch +0 +130M +130M +0 +10\.0M +120M +92% +3 +12\.0s"
+expect cgi "the root memcg from debugfs" "^▾ / +0 +2\.7M"
+expect cgi "no note: the hints stay" "F1Help.*qQuit"
+keys cgi End Enter
+expect cgi "details: no memcg id through memory.lru_gen" "/jobs/web +memcg id - \(memory\.lru_gen\) +inode"
+expect cgi "details: tiers are not available" "node 1 +SEQ .* AT T +TIERS not available through memory\.lru_gen"
+expect cgi "details: seq 4 cold" "^ +4 +[0-9:.]+ +9\.0s +80\.0M +0 +80\.0M cold"
+expect cgi "details: seq 6 hot" "^ +6 +[0-9:.]+ +3\.0s +40\.0M +0 +40\.0M hot"
+check "details: no tier sums" 0 "$(screen cgi | grep -c 'TIERS (sum')"
+keys cgi Enter
+expect_gone cgi "details closed" "TIERS"
+keys cgi a
+expect cgi "age refused: the memcg's file is a fixture's" \
+	"'$web' is a regular file, not cgroupfs \(a fixture root\)"
+keys cgi Home a
+expect cgi "age of / refused: it goes to debugfs lru_gen" \
+	"kernel/debug/lru_gen' is a regular file, not debugfs"
+web_fifo
+keys cgi End e Enter
+expect cgi "evict dialog" "Evict from /jobs/web node 1 what is idle longer than 5s:"
+expect cgi "evict dialog: the root" "will write one command per write\(2\) under .*/cg:"
+expect cgi "evict dialog: memory.lru_gen command" "│ +/sys/fs/cgroup/jobs/web/memory\.lru_gen: - N1 4 +│"
+expect cgi "evict dialog: bytes" "up to 80\.0M \(83886080 bytes\)"
+keys cgi n
+expect cgi "cancelled" "cancelled: nothing written"
+cat "$web" >"$tmp/written" &
+reader=$!
+keys cgi e Enter
+expect cgi "evict dialog again" "memory\.lru_gen: - N1 4"
+keys cgi y
+expect cgi "y writes to the memcg's file" "wrote 1 command to .*/jobs/web/memory\.lru_gen"
+wait "$reader"
+check "memory.lru_gen received the eviction" "- N1 4" "$(cat "$tmp/written")"
+web_file
+keys cgi r
+expect cgi "web back after r" "^      web +1 +121M"
+web_fifo
+keys cgi End a
+expect cgi "age dialog" "Age /jobs/web node 1 \(create a generation\):"
+expect cgi "age dialog: memory.lru_gen command" "│ +/sys/fs/cgroup/jobs/web/memory\.lru_gen: \+ N1 7 1 1 +│"
+expect cgi "age dialog: bytes" "scans 121M \(126877696 bytes\)"
+keys cgi y
+expect cgi "a failed write: the library's message in the status bar" \
+	"0 of 1 written: cannot open '$web' for writing: no r"	# cut at 120 columns
+web_file
+keys cgi q
+check "cgroup session exits 0" 0 "$(wait_exit cgi)"
+
+# the root memcg left out (no debugfs lru_gen): the status bar says why
+mkcgroot "$tmp/nodbg"
+rm "$tmp/nodbg/sys/kernel/debug/lru_gen"
+start nodbg 120x30 "$TOP" --root "$tmp/nodbg" -d 100 -T 5s
+expect nodbg "still memory.lru_gen" "memory\.lru_gen +T 5s"
+expect nodbg "rows without debugfs" "^    web +1 +121M"
+expect nodbg "the note in the status bar" \
+	"^root memcg left out: it has no memory\.lru_gen and debugfs lru_gen is not readable"
+check "no root memcg row" 0 "$(rows nodbg | awk '$2 == "/"' | wc -l)"
+keys nodbg q
+wait_exit nodbg >/dev/null
+
+# LRUGEN_INTERFACE=debugfs: lru_gen_full as before (ids, tiers); the flag wins
+start dbg 120x30 env LRUGEN_INTERFACE=debugfs "$TOP" --root "$cg" -d 100 -T 3s
+expect dbg "env debugfs: header" "MGLRU on 0x0007 +debugfs +T 3s"
+expect dbg "env debugfs: the 6.1 capture's web node 1" \
+	"^      web +1 +120M +120M +0 +38\.0M +82\.0M +68% +4 +9\.4s"
+keys dbg End Enter
+expect dbg "env debugfs: memcg id" "/jobs/web +memcg id 3 +inode"
+expect dbg "env debugfs: tier counters" "TIERS \(sum r e p / R T\)"
+keys dbg q
+wait_exit dbg >/dev/null
+start flag 120x30 env LRUGEN_INTERFACE=debugfs "$TOP" --root "$cg" --interface cgroup -d 100 -T 5s
+expect flag "--interface beats the environment" "MGLRU on 0x0007 +memory\.lru_gen +T 5s"
+keys flag q
+wait_exit flag >/dev/null
+start n5cg 100x30 "$TOP" --root "$cg" -n 5 -d 0.05
+check "-n 5 through memory.lru_gen exits 0" 0 "$(wait_exit n5cg)"
+check "-n 5 through memory.lru_gen: nothing on stderr" "" "$(cat "$tmp/n5cg.err")"
+check_rc "cgroup forced without memory.lru_gen exit 3" 3 env TERM=xterm "$TOP" --root "$r61" --interface cgroup
+check_grep "cgroup forced: the library's message" "interface 'cgroup': no memcg below '.*/sys/fs/cgroup' has memory\.lru_gen" \
+	"$(TERM=xterm "$TOP" --root "$r61" --interface cgroup 2>&1 </dev/null)"
+check_rc "bad LRUGEN_INTERFACE exit 2" 2 env LRUGEN_INTERFACE=sysfs "$TOP" --root "$cg"
+check_grep "bad LRUGEN_INTERFACE named" "LRUGEN_INTERFACE: interface 'sysfs' is not auto, cgroup or debugfs" \
+	"$(LRUGEN_INTERFACE=sysfs "$TOP" --root "$cg" 2>&1 </dev/null)"
+check_rc "bad --interface exit 2" 2 "$TOP" --root "$cg" --interface sysfs
 
 # --- replay: a SnapshotBatch of two hosts, and a collector spool ----------------------
 fx=$LRUGEN_SRC/tests/fixtures
