@@ -607,12 +607,14 @@ static int run_loop(struct daemon *d)
 	if (d->max_ticks) {
 		sample_now(&end);
 		printf("ticks=%" PRIu64 " cpu_s=%.3f cpu_ms_per_tick=%.3f rss_kb_first=%ld "
-		       "rss_kb_mid=%ld rss_kb_end=%ld anon_kb_first=%ld anon_kb_end=%ld file_kb_end=%ld "
+		       "rss_kb_mid=%ld rss_kb_end=%ld anon_kb_first=%ld anon_kb_mid=%ld anon_kb_end=%ld "
+		       "file_kb_end=%ld "
 		       "hwm_kb=%ld heap_kb_first=%ld heap_kb_mid=%ld heap_kb_end=%ld\n",
 		       done, end.cpu_s,
 		       done > 100 ? (end.cpu_s - at100.cpu_s) * 1000 / (double)(done - 100)
 				  : end.cpu_s * 1000 / (double)done,
-		       at100.rss_kb, mid.rss_kb, end.rss_kb, at100.anon_kb, end.anon_kb, end.file_kb,
+		       at100.rss_kb, mid.rss_kb, end.rss_kb, at100.anon_kb, mid.anon_kb, end.anon_kb,
+		       end.file_kb,
 		       end.hwm_kb, at100.heap_kb, mid.heap_kb, end.heap_kb);
 		if (fflush(stdout))
 			return EXIT_FAIL;
