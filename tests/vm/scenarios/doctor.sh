@@ -27,7 +27,10 @@ umount /sys/kernel/debug || vm_die "cannot unmount debugfs"
 lrugen show >/dev/null 2>/tmp/nodebugfs.err; echo $? >/tmp/nodebugfs.rc
 lrugen doctor --json >/tmp/nodebugfs.json 2>/dev/null
 mount -t debugfs none /sys/kernel/debug
-for f in before.txt before.rc before.json show-off.err enable.txt enable.rc after.txt after.rc after.json \
+# with a memcg below the root: the patched kernel's memory.lru_gen is there to use
+vm_mkcg /jobs/probe || vm_die "cannot create /jobs/probe"
+lrugen doctor --json >/tmp/memcg.json 2>/dev/null
+for f in memcg.json before.txt before.rc before.json show-off.err enable.txt enable.rc after.txt after.rc after.json \
 	nonroot.err nonroot.rc nonroot.json nodebugfs.err nodebugfs.rc nodebugfs.json; do
 	vm_emit $f /tmp/$f
 done
@@ -73,4 +76,9 @@ scenario_check() {
 		"lrugen: debugfs is not mounted at '/sys/kernel/debug' (mount -t debugfs none /sys/kernel/debug)" \
 		"$(cat "$r/nodebugfs.err")"
 	vm_assert_eq "no debugfs: doctor" FAIL "$(_st nodebugfs.json debugfs)"
+	local want='^debugfs .*lru_gen' detail
+	[[ $VM_KERNEL == patched ]] && want='^memory\.lru_gen \(cgroup v2, patched kernel\)'
+	detail=$(jq -r '.[] | select(.check == "interface") | .detail' "$r/memcg.json")
+	vm_assert_eq "with a memcg, doctor names the interface in use ($detail)" true \
+		"$(grep -Eq "$want" <<<"$detail" && echo true)"
 }
