@@ -57,19 +57,7 @@ static void usage(void)
 	exit(2);
 }
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "../../tests/tools/tool_die.h"
 
 static unsigned long parse_count(const char *s, const char *what, unsigned long max)
 {
