@@ -261,7 +261,7 @@ vm_boot() {
 	fi
 	rc=$(tr -d '\r' <"$log.results" | awk '$1 == "@@vm-exit" { code = $2 } END { print code }')
 	if [[ -z $rc ]]; then
-		if grep -q -E '(Oops|BUG|WARNING|Kernel panic)[: ]' "$log"; then
+		if vm_crashed "$log"; then
 			# the first report is the cause; later ones are usually its fallout
 			vm_err "vm_boot: the guest kernel crashed; its first report:"
 			awk '/(Oops|BUG|WARNING|Kernel panic)[: ]/ { on = 1 } on && n++ < 40' "$log" | sed 's/^/  | /' >&2
@@ -274,6 +274,9 @@ vm_boot() {
 	vm_err "vm_boot: guest script exit code $rc after ${VM_BOOT_SECONDS}s"
 	return "$rc"
 }
+
+# vm_crashed LOG: the guest kernel reported an oops, BUG, WARNING or panic.
+vm_crashed() { grep -q -E '(Oops|BUG|WARNING|Kernel panic)[: ]' "$1" 2>/dev/null; }
 
 # vm_results LOG DIR: write every result the guest emitted (vm_emit) into
 # DIR/NAME, after checking its size and md5. Returns 1 if one is corrupt.
@@ -397,6 +400,8 @@ vm_assert_grep() {
 		vm_pass "$1"
 	else
 		vm_fail "$1: expected a line matching '$2' in '$3', got none"
+		[[ -s $3 ]] && head -n 8 "$3" | sed 's/^/  | /'
+		return 1
 	fi
 }
 
@@ -444,22 +449,13 @@ vm_run_scenario() (
 	scenario_guest >"$dir/scenario.sh" || { vm_fail "$name: scenario_guest failed"; exit 1; }
 	vm_initramfs "$dir/initramfs.cpio.gz" "$dir/scenario.sh" "${VM_FILES[@]}" ||
 		{ vm_fail "$name: cannot build the initramfs"; exit 1; }
-	local attempt
-	for attempt in 1 2; do
-		if [[ -n $VM_DISK ]]; then
-			vm_mkdisk "$dir/disk.img" "$VM_DISK" || { vm_fail "$name: cannot make the disk"; exit 1; }
-		fi
-		vm_boot "$kdir" "$dir/initramfs.cpio.gz" --log "$VM_LOG" --mem "$VM_MEM" --timeout "$VM_TIMEOUT" \
-			${VM_DISK:+--disk "$dir/disk.img"} ${VM_SWAP:+--swap "$VM_SWAP"} ${VM_NET:+--net "$VM_NET"} \
-			${VM_APPEND:+--append "$VM_APPEND"} ${VM_QEMU:+--qemu "$VM_QEMU"}
-		rc=$?
-		# A stock Debian kernel that oopses under emulation is not what we test: run the
-		# scenario once more, loudly, and keep the first console. Never for our own kernel.
-		[[ $attempt -eq 1 && $rc -eq 125 && $(basename "$kdir") == linux-image-* ]] &&
-			grep -q -e '^\[ *[0-9.]*\] Oops' -e 'Kernel panic' "$VM_LOG" || break
-		mv "$VM_LOG" "$VM_LOG.oops1"
-		echo "  RETRY: the stock kernel crashed (kept in $VM_LOG.oops1); running $name once more"
-	done
+	if [[ -n $VM_DISK ]]; then
+		vm_mkdisk "$dir/disk.img" "$VM_DISK" || { vm_fail "$name: cannot make the disk"; exit 1; }
+	fi
+	vm_boot "$kdir" "$dir/initramfs.cpio.gz" --log "$VM_LOG" --mem "$VM_MEM" --timeout "$VM_TIMEOUT" \
+		${VM_DISK:+--disk "$dir/disk.img"} ${VM_SWAP:+--swap "$VM_SWAP"} ${VM_NET:+--net "$VM_NET"} \
+		${VM_APPEND:+--append "$VM_APPEND"} ${VM_QEMU:+--qemu "$VM_QEMU"}
+	rc=$?
 	echo "$VM_BOOT_SECONDS" >"$dir/seconds"
 	vm_results "$VM_LOG" "$VM_RESULTS" || vm_fail "$name: corrupt results"
 	# vm_boot already showed the console of a guest that timed out or crashed

@@ -39,7 +39,8 @@ for cg in web batch; do
 	cp /sys/fs/cgroup/jobs/$cg/memory.stat /tmp/$cg.after
 done
 sleep 6	# the hot sets keep being touched: what they need back refaults now
-lrugen evict --memcg /jobs/web --older-than 4500ms >/tmp/again.txt 2>&1
+lrugen evict --memcg /jobs/web --older-than 4500ms --dry-run >/tmp/again.txt 2>&1
+lrugen evict --memcg /jobs/web --older-than 4500ms --dry-run --json >/tmp/again.json 2>&1
 for cg in web batch; do
 	cp /sys/fs/cgroup/jobs/$cg/memory.stat /tmp/$cg.later
 	for w in before after later; do vm_emit $cg.$w /tmp/$cg.$w; done
@@ -48,6 +49,7 @@ done
 vm_emit dry.txt /tmp/dry.txt
 vm_emit text.txt /tmp/text.txt
 vm_emit again.txt /tmp/again.txt
+vm_emit again.json /tmp/again.json
 vm_emit swaps /proc/swaps
 EOF
 }
@@ -91,6 +93,13 @@ scenario_check() {
 	vm_assert_grep "dry run prints the command" "would write '$cmd'" "$r/dry.txt"
 	vm_assert_grep "text output: the command written" "^/jobs/web node 1: wrote '$cmd': 80\.0 MiB" "$r/text.txt"
 	vm_assert_grep "text output: what was freed" "freed (79|80)\.[0-9] MiB \(anon .*, file .*\)" "$r/text.txt"
-	vm_assert_grep "a second pass finds nothing idle that long" "node 1: nothing to evict" "$r/again.txt"
+	# A second pass finds next to nothing idle that long: usually no generation at
+	# all, now and then a few pages the first pass could not isolate (a page under
+	# a concurrent fault) that kept the oldest generation alive.
+	local again
+	again=$(jq '[.[].asked_bytes] | add' "$r/again.json" 2>/dev/null)
+	vm_assert_le "a second pass finds <= 1% of the cold set idle that long (got $again bytes)" \
+		"${again:-x}" $(((80 << 20) / 100))
+	vm_assert_grep "a second pass: node 0 holds none of web's pages" "node 0: nothing to evict" "$r/again.txt"
 	vm_assert_grep "anon went to zram" '^/dev/zram0[[:space:]]+partition[[:space:]]+[0-9]+[[:space:]]+[1-9]' "$r/swaps"
 }
