@@ -47,22 +47,31 @@ static enum lru_err where_fail(struct lru_error *err, enum lru_err code, size_t 
 			       const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static enum lru_err where_fail(struct lru_error *err, enum lru_err code, size_t index,
-			       const char *what, const char *fmt, ...)
+static enum lru_err where_vfail(struct lru_error *err, enum lru_err code, size_t index,
+				const char *what, const char *fmt, va_list ap)
 {
 	char msg[LRU_ERRMSG_MAX], head[32] = "";
-	va_list ap;
 
 	if (!err)
 		return code;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (index != NO_INDEX)
 		snprintf(head, sizeof(head), "snapshot %zu", index);
 	if (!*head && !*what)
 		return lru_fail(err, code, "%s", msg);
 	return lru_fail(err, code, "%s%s%s: %s", head, *head && *what ? " " : "", what, msg);
+}
+
+static enum lru_err where_fail(struct lru_error *err, enum lru_err code, size_t index,
+			       const char *what, const char *fmt, ...)
+{
+	enum lru_err rc;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = where_vfail(err, code, index, what, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* "lruvec '/jobs/web' node 1" (long paths cut) */
@@ -1019,7 +1028,75 @@ struct decoder {
 	struct table lruvecs;		/* memcg << 16 | node -> lruvec */
 };
 
-#define dfail(d, what, ...) where_fail((d)->err, LRU_EPROTO, (d)->index, (what), __VA_ARGS__)
+/*
+ * The part of the message a decode error is about, formatted only when there
+ * is an error (a batch holds thousands of lruvecs, and formatting each one's
+ * name up front cost a sixth of the store's decoding).
+ */
+enum where_kind {
+	AT_SNAPSHOT,		/* "" (the snapshot itself) */
+	AT_LRUVEC_INDEX,	/* "lruvec I" */
+	AT_LRUVEC_ID,		/* "lruvec I (memcg id N)" */
+	AT_LRUVEC,		/* "lruvec 'PATH' node N" */
+	AT_STATS_INDEX,		/* "memcg stats I" */
+	AT_STATS,		/* "memcg stats of 'PATH' inode N" */
+	AT_NODE,		/* "node memory I" */
+};
+
+struct where {
+	enum where_kind kind;
+	size_t i;
+	unsigned long long n;
+	const char *path;
+};
+
+static const struct where at_snapshot = { AT_SNAPSHOT, 0, 0, NULL };
+
+static void where_text(const struct where *w, char *buf, size_t size)
+{
+	switch (w->kind) {
+	case AT_SNAPSHOT:
+		*buf = '\0';
+		break;
+	case AT_LRUVEC_INDEX:
+		snprintf(buf, size, "lruvec %zu", w->i);
+		break;
+	case AT_LRUVEC_ID:
+		snprintf(buf, size, "lruvec %zu (memcg id %llu)", w->i, w->n);
+		break;
+	case AT_LRUVEC:
+		lruvec_what(buf, size, w->path, (int)w->n);
+		break;
+	case AT_STATS_INDEX:
+		snprintf(buf, size, "memcg stats %zu", w->i);
+		break;
+	case AT_STATS:
+		snprintf(buf, size, "memcg stats of '%.80s' inode %llu", w->path, w->n);
+		break;
+	case AT_NODE:
+		snprintf(buf, size, "node memory %zu", w->i);
+		break;
+	}
+}
+
+static enum lru_err dfail_code(struct decoder *d, enum lru_err code, const struct where *w,
+			       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static enum lru_err dfail_code(struct decoder *d, enum lru_err code, const struct where *w,
+			       const char *fmt, ...)
+{
+	char what[128];
+	enum lru_err rc;
+	va_list ap;
+
+	where_text(w, what, sizeof(what));
+	va_start(ap, fmt);
+	rc = where_vfail(d->err, code, d->index, what, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+#define dfail(d, w, ...) dfail_code((d), LRU_EPROTO, (w), __VA_ARGS__)
 
 static const char *str_or_blank(const char *s)
 {
@@ -1036,7 +1113,7 @@ static enum lru_err copy_string(struct decoder *d, char **dst, const char *src)
 	return LRU_OK;
 }
 
-static enum lru_err check_path(struct decoder *d, const char *path, const char *what)
+static enum lru_err check_path(struct decoder *d, const char *path, const struct where *what)
 {
 	size_t n = strnlen(path, LRU_PATH_MAX + 1);
 
@@ -1124,7 +1201,7 @@ static void get_walk(struct lru_walk *w, const Lrugen__V1__WalkStats *src)
 }
 
 static enum lru_err decode_tiers(struct decoder *d, struct lru_lruvec *lv, unsigned g,
-				 const Lrugen__V1__Generation *gm, const char *what)
+				 const Lrugen__V1__Generation *gm, const struct where *what)
 {
 	unsigned seen = 0;
 	size_t i;
@@ -1155,7 +1232,7 @@ static enum lru_err decode_tiers(struct decoder *d, struct lru_lruvec *lv, unsig
 }
 
 static enum lru_err decode_gens(struct decoder *d, struct lru_lruvec *lv,
-				const Lrugen__V1__Lruvec *lm, const char *what)
+				const Lrugen__V1__Lruvec *lm, const struct where *what)
 {
 	enum lru_err rc;
 	unsigned g;
@@ -1186,8 +1263,7 @@ static enum lru_err decode_gens(struct decoder *d, struct lru_lruvec *lv,
 		if (!gm->n_tiers && !gm->walk)
 			continue;
 		if (!lv->full && !(lv->full = calloc(1, sizeof(*lv->full))))
-			return where_fail(d->err, LRU_ENOMEM, d->index, what,
-					  "out of memory for lru_gen_full detail");
+			return dfail_code(d, LRU_ENOMEM, what, "out of memory for lru_gen_full detail");
 		rc = decode_tiers(d, lv, g, gm, what);
 		if (rc)
 			return rc;
@@ -1204,29 +1280,27 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	struct lru_snapshot *snap = d->snap;
 	struct lru_lruvec *lv;
 	const char *path;
-	char what[128];
+	struct where what = { AT_LRUVEC_INDEX, i, 0, NULL };
 	size_t memcg, cursor = SIZE_MAX, other;
 	uint64_t key;
 	enum lru_err rc;
 
-	snprintf(what, sizeof(what), "lruvec %zu", i);
 	if (!lm)
-		return dfail(d, what, "entry is missing");
+		return dfail(d, &what, "entry is missing");
 	path = str_or_blank(lm->memcg_path);
-	snprintf(what, sizeof(what), "lruvec %zu (memcg id %llu)", i,
-		 (unsigned long long)lm->memcg_id);
-	rc = check_path(d, path, what);
+	what = (struct where){ AT_LRUVEC_ID, i, lm->memcg_id, NULL };
+	rc = check_path(d, path, &what);
 	if (rc)
 		return rc;
-	lruvec_what(what, sizeof(what), path, lm->node);
+	what = (struct where){ AT_LRUVEC, i, (unsigned long long)lm->node, path };
 	if (!node_ok(lm->node))
-		return dfail(d, what, "node is out of range (0..%d)", LRU_NODE_MAX);
+		return dfail(d, &what, "node is out of range (0..%d)", LRU_NODE_MAX);
 	rc = get_memcg(d, lm->memcg_id, path, lm->memcg_inode, &memcg);
 	if (rc)
 		return rc;
 	key = (uint64_t)memcg << 16 | (uint64_t)lm->node;
 	if (table_next(&d->lruvecs, key, &cursor, &other))
-		return dfail(d, what, "repeats lruvec %zu (memcg id %llu, inode %llu)", other,
+		return dfail(d, &what, "repeats lruvec %zu (memcg id %llu, inode %llu)", other,
 			     (unsigned long long)lm->memcg_id,
 			     (unsigned long long)lm->memcg_inode);
 	table_put(&d->lruvecs, key, i);
@@ -1235,26 +1309,24 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	memset(lv, 0, sizeof(*lv));
 	lv->memcg = memcg;
 	lv->node = lm->node;
-	return decode_gens(d, lv, lm, what);
+	return decode_gens(d, lv, lm, &what);
 }
 
 static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__MemcgStats *ms)
 {
 	struct lru_memcg *m;
 	const char *path;
-	char what[128];
+	struct where what = { AT_STATS_INDEX, i, 0, NULL };
 	size_t idx;
 	enum lru_err rc;
 
-	snprintf(what, sizeof(what), "memcg stats %zu", i);
 	if (!ms)
-		return dfail(d, what, "entry is missing");
+		return dfail(d, &what, "entry is missing");
 	path = str_or_blank(ms->memcg_path);
-	rc = check_path(d, path, what);
+	rc = check_path(d, path, &what);
 	if (rc)
 		return rc;
-	snprintf(what, sizeof(what), "memcg stats of '%.80s' inode %llu", path,
-		 (unsigned long long)ms->memcg_inode);
+	what = (struct where){ AT_STATS, i, ms->memcg_inode, path };
 	idx = find_by_path(d, path, ms->memcg_inode);
 	if (idx == SIZE_MAX) {
 		rc = new_memcg(d, 0, path, ms->memcg_inode, &idx);
@@ -1263,7 +1335,7 @@ static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__
 	}
 	m = &d->snap->memcgs[idx];
 	if (m->has_stats)
-		return dfail(d, what, "repeated");
+		return dfail(d, &what, "repeated");
 	m->has_stats = true;
 	m->stats.anon_bytes = ms->anon_bytes;
 	m->stats.file_bytes = ms->file_bytes;
@@ -1292,16 +1364,15 @@ static enum lru_err decode_nodes(struct decoder *d, const Lrugen__V1__HostSnapsh
 	for (i = 0; i < msg->n_nodes; i++) {
 		const Lrugen__V1__NodeMemory *nm = msg->nodes[i];
 		struct lru_node_mem *out = &snap->nodes[i];
-		char what[64];
+		const struct where what = { AT_NODE, i, 0, NULL };
 
-		snprintf(what, sizeof(what), "node memory %zu", i);
 		if (!nm)
-			return dfail(d, what, "entry is missing");
+			return dfail(d, &what, "entry is missing");
 		if (!node_ok(nm->node))
-			return dfail(d, what, "node %d is out of range (0..%d)", nm->node,
+			return dfail(d, &what, "node %d is out of range (0..%d)", nm->node,
 				     LRU_NODE_MAX);
 		if (seen[nm->node / 64] & (1ULL << (nm->node % 64)))
-			return dfail(d, what, "node %d is repeated", nm->node);
+			return dfail(d, &what, "node %d is repeated", nm->node);
 		seen[nm->node / 64] |= 1ULL << (nm->node % 64);
 		out->node = nm->node;
 		out->total = nm->total_bytes;
@@ -1329,10 +1400,10 @@ static enum lru_err decode_header(struct decoder *d, const Lrugen__V1__HostSnaps
 		snap->source = LRU_SRC_CGROUP;
 		break;
 	default:
-		return dfail(d, "", "unknown source %d", (int)msg->source);
+		return dfail(d, &at_snapshot, "unknown source %d", (int)msg->source);
 	}
 	if (msg->page_size & (msg->page_size - 1))
-		return dfail(d, "", "page size %u is not a power of two", msg->page_size);
+		return dfail(d, &at_snapshot, "page size %u is not a power of two", msg->page_size);
 	snap->page_size = msg->page_size ? msg->page_size : 4096;
 
 	rc = copy_string(d, &snap->host.host, msg->host);
@@ -1367,7 +1438,7 @@ static enum lru_err decode_host(const Lrugen__V1__HostSnapshot *msg, struct lru_
 
 	lru_snapshot_init(snap);
 	if (!msg)
-		return dfail(&d, "", "message is missing");
+		return dfail(&d, &at_snapshot, "message is missing");
 	rc = decode_header(&d, msg);
 	if (!rc)
 		rc = decode_nodes(&d, msg);
@@ -1419,10 +1490,70 @@ void lru_pb_free_snapshots(struct lru_snapshot *snaps, size_t n)
 	free(snaps);
 }
 
+/*
+ * protobuf-c's unpack allocates every submessage and repeated array on its
+ * own: a batch of one 200-lruvec host is about 1,200 malloc() and as many
+ * free(), which cost the store more than the unpacking itself. An arena
+ * serves them from a few large chunks instead and frees them at once;
+ * protobuf-c's free is then a no-op and free_unpacked() is not needed.
+ */
+struct arena {
+	struct arena_chunk {
+		struct arena_chunk *next;
+		size_t used, size;
+		max_align_t data[];
+	} *head;
+	size_t next_size;
+	bool failed;
+};
+
+static void *arena_alloc(void *data, size_t size)
+{
+	struct arena *a = data;
+	struct arena_chunk *c = a->head;
+	size_t need = (size + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
+
+	if (need < size)
+		return NULL;
+	if (!c || c->size - c->used < need) {
+		size_t csize = a->next_size > need ? a->next_size : need;
+
+		if (csize > SIZE_MAX - sizeof(*c) || !(c = malloc(sizeof(*c) + csize))) {
+			a->failed = true;
+			return NULL;
+		}
+		c->size = csize;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+		if (a->next_size <= SIZE_MAX / 2)
+			a->next_size *= 2;
+	}
+	c->used += need;
+	return (char *)c->data + c->used - need;
+}
+
+static void arena_free(void *data, void *ptr)
+{
+	(void)data, (void)ptr;
+}
+
+static void arena_release(struct arena *a)
+{
+	while (a->head) {
+		struct arena_chunk *next = a->head->next;
+
+		free(a->head);
+		a->head = next;
+	}
+}
+
 enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 				 struct lru_snapshot **snaps, size_t *n,
 				 struct lru_error *err)
 {
+	struct arena arena = { NULL, 0, false };
+	ProtobufCAllocator alloc = { arena_alloc, arena_free, &arena };
 	Lrugen__V1__SnapshotBatch *batch;
 	struct lru_snapshot *out = NULL;
 	enum lru_err rc = LRU_OK;
@@ -1435,9 +1566,16 @@ enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 				len, LRU_PB_MAX_MESSAGE);
 	if (!buf && len)
 		return lru_fail(err, LRU_EINVAL, "no buffer for a %zu-byte SnapshotBatch", len);
-	batch = lrugen__v1__snapshot_batch__unpack(NULL, len, buf);
-	if (!batch)
-		return lru_fail(err, LRU_EPROTO, "malformed SnapshotBatch (%zu bytes)", len);
+	/* the unpacked tree takes about 4 times the wire size */
+	arena.next_size = len < 4096 ? 16384 : 4 * len;
+	batch = lrugen__v1__snapshot_batch__unpack(&alloc, len, buf);
+	if (!batch) {
+		rc = arena.failed ? lru_fail(err, LRU_ENOMEM, "out of memory unpacking a "
+					     "SnapshotBatch of %zu bytes", len)
+				  : lru_fail(err, LRU_EPROTO, "malformed SnapshotBatch (%zu bytes)", len);
+		arena_release(&arena);
+		return rc;
+	}
 	if (batch->n_snapshots) {
 		out = calloc(batch->n_snapshots, sizeof(*out));
 		if (!out) {
@@ -1456,6 +1594,6 @@ enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 	*snaps = out;
 	*n = batch->n_snapshots;
 done:
-	lrugen__v1__snapshot_batch__free_unpacked(batch, NULL);
+	arena_release(&arena);
 	return rc;
 }
