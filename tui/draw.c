@@ -317,6 +317,7 @@ static void draw_header(struct top *t)
 	const struct top_view *v = &t->view;
 	char buf[256], right[96], b1[32], b2[32], b3[32];
 	const struct lru_snapshot *s = v->frame.nr ? v->frame.snaps[0] : NULL;
+	enum lru_iface_mode iface;
 	size_t i;
 	int x, limit;
 	bool wide;
@@ -358,10 +359,16 @@ static void draw_header(struct top *t)
 		else
 			snprintf(buf, sizeof(buf), "?");
 		header_field(w, t, "MGLRU ", buf, limit);
-		/* the interface read: the file's name, or the mode's when narrow */
-		if (t->src->iface == LRU_IFACE_CGROUP)
+		/*
+		 * the interface read: the file's name, or the mode's when narrow; a
+		 * replay's snapshot says what its collector read
+		 */
+		iface = t->src->iface;
+		if (t->src->kind == TOP_SRC_REPLAY && s)
+			iface = s->source == LRU_SRC_CGROUP ? LRU_IFACE_CGROUP : LRU_IFACE_DEBUGFS;
+		if (iface == LRU_IFACE_CGROUP)
 			header_field(w, t, "", wide ? LRU_CGROUP_LRU_GEN : "cgroup", limit);
-		else if (t->src->iface == LRU_IFACE_DEBUGFS)
+		else if (iface == LRU_IFACE_DEBUGFS)
 			header_field(w, t, "", "debugfs", limit);
 	}
 	header_field(w, t, "T ", tl_fmt_dur(top_threshold(t), b1, sizeof(b1)), limit);

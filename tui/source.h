@@ -50,7 +50,7 @@ struct top_source {
 	char label[256];	/* for the header: "root /tmp/r", "fleet http://..." */
 	const char *root;	/* local/root: where commands go (NULL = /) */
 	/* local/root, after a fetch: the interface read (LRU_IFACE_AUTO: none,
-	   replay and fleet) and why the root memcg was left out ("" if it was not) */
+	   replay and fleet; a replay's header shows its snapshots' source) and why the root memcg was left out ("" if it was not) */
 	enum lru_iface_mode iface;
 	char note[LRU_ERRMSG_MAX];
 };

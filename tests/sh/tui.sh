@@ -408,6 +408,7 @@ expect rp "the earlier snapshot" "^ +web +1 +120M"
 keys rp '{'
 expect rp "{ goes back to the first frame" "frame 1/4 23:59:59\.999"
 expect_gone rp "beta is not there before its first snapshot" "beta"
+expect rp "a one-host frame names what its collector read" "alpha .*MGLRU .* debugfs "
 keys rp '}'
 expect rp "} to the last frame" "frame 4/4"
 keys rp a
