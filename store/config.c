@@ -51,6 +51,10 @@ static const struct cfg_def defs[] = {
 	  "snapshots waiting for the writer at most (503 past it: the collector retries)", NULL },
 	{ "batch-max", CFG_INT, F(batch_max), "2000", 1, 1000000, "N",
 	  "snapshots committed in one transaction at most (group commit)", NULL },
+	{ "commit-delay", CFG_DURATION, F(commit_delay_ms), "20ms", 0, 10 * SEC, "DUR",
+	  "a thin commit (fewer snapshots queued than the last one took, or one) waits up "
+	  "to this long after its first snapshot arrived, so that snapshots trickling in "
+	  "share one fsync (0: never)", NULL },
 	{ "sync", CFG_ENUM, F(sync), "full", 0, 0, "MODE",
 	  "full: fsync the WAL at each commit (acknowledged snapshots survive power loss); "
 	  "normal: not (they survive a crash or kill -9 of the store, not of the machine)",

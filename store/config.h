@@ -43,6 +43,7 @@ struct store_config {
 	int64_t threads;
 	uint64_t max_body;
 	int64_t queue_max, batch_max;
+	uint64_t commit_delay_ms;
 	int sync;			/* enum sync_mode */
 	uint64_t cache_bytes;
 	uint64_t raw_retention_ms, rollup_retention_ms;

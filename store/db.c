@@ -80,6 +80,7 @@ struct store_db {
 	pthread_cond_t qcond;
 	struct ingest_job *head, *tail;
 	uint64_t queued;
+	uint64_t last_taken;		/* snapshots of the last commit (writer) */
 	bool closing, started;
 	atomic_bool failed;
 	char fail_msg[256];
@@ -646,6 +647,21 @@ static void *checkpointer_main(void *arg)
 
 /* ---- the writer thread ------------------------------------------------------------------ */
 
+/* Wait on qcond (qlock held) for at most wait ms. */
+static void timed_wait(struct store_db *db, int64_t wait)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += wait / 1000;
+	ts.tv_nsec += (wait % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&db->qcond, &db->qlock, &ts);
+}
+
 static void *writer_main(void *arg)
 {
 	struct store_db *db = arg;
@@ -660,20 +676,21 @@ static void *writer_main(void *arg)
 
 		pthread_mutex_lock(&db->qlock);
 		while (!db->head && !db->closing && now < due) {
-			struct timespec ts;
-			int64_t wait = due - now;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += wait / 1000;
-			ts.tv_nsec += (wait % 1000) * 1000000;
-			if (ts.tv_nsec >= 1000000000) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000;
-			}
-			pthread_cond_timedwait(&db->qcond, &db->qlock, &ts);
+			timed_wait(db, due - now);
 			now = mono_ms();
 		}
-		/* group commit: everything queued, up to batch-max snapshots */
+		/*
+		 * group commit: everything queued, up to batch-max snapshots. A thin
+		 * commit first waits up to commit-delay from its oldest snapshot for
+		 * as many as the last commit took (at least 2): hosts that trickle in
+		 * then share an fsync, while clients that wait for their answer
+		 * (fewer than the last commit took) do not wait for the delay.
+		 */
+		while (db->head && !db->closing &&
+		       db->queued < (uint64_t)(db->last_taken > 2 ? db->last_taken : 2) &&
+		       db->queued < (uint64_t)db->cfg->batch_max &&
+		       (now = mono_ms()) < db->head->queued_ms + (int64_t)db->cfg->commit_delay_ms)
+			timed_wait(db, db->head->queued_ms + (int64_t)db->cfg->commit_delay_ms - now);
 		while (db->head && (!taken || taken + db->head->n <= (uint64_t)db->cfg->batch_max)) {
 			j = db->head;
 			db->head = j->next;
@@ -685,6 +702,8 @@ static void *writer_main(void *arg)
 		if (!db->head)
 			db->tail = NULL;
 		db->queued -= taken;
+		if (taken)
+			db->last_taken = taken;
 		closing = db->closing && !db->head;
 		pthread_mutex_unlock(&db->qlock);
 
@@ -721,6 +740,7 @@ int db_submit(struct store_db *db, struct ingest_job *job)
 		rc = -1;
 	} else {
 		job->next = NULL;
+		job->queued_ms = mono_ms();
 		if (db->tail)
 			db->tail->next = job;
 		else

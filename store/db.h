@@ -60,6 +60,7 @@ struct ingest_job {
 	void (*done)(struct ingest_job *job);
 	void *ctx;
 	struct ingest_job *next;
+	int64_t queued_ms;			/* db_submit's monotonic clock */
 };
 
 /*
