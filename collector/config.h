@@ -28,16 +28,8 @@
 
 #include "log.h"
 #include "lru_err.h"
+#include "lru_settings.h"
 
-struct cfg_list {
-	char **v;
-	size_t n;
-};
-
-struct cfg_ms_list {
-	uint64_t *v;
-	size_t n;
-};
 
 enum cfg_mlock { CFG_MLOCK_OFF = 0, CFG_MLOCK_ONFAULT, CFG_MLOCK_ALL };
 
@@ -49,7 +41,7 @@ struct config {
 	bool jitter;
 	int interface;			/* enum lru_iface_mode */
 	bool full;
-	struct cfg_list include, exclude;
+	struct lru_set_list include, exclude;
 	bool skip_empty, skip_dying;
 	bool memcg_stats;
 	/* aging */
@@ -71,12 +63,12 @@ struct config {
 	uint64_t spool_max_bytes, spool_max_age_ms;
 	/* metrics */
 	char *listen;			/* "" = no endpoint */
-	struct cfg_ms_list metrics_buckets;
+	struct lru_set_ms_list metrics_buckets;
 	bool metrics_generations;
 	/* reclaim policy */
 	bool reclaim;
 	bool reclaim_dry_run;
-	struct cfg_list reclaim_include, reclaim_exclude;
+	struct lru_set_list reclaim_include, reclaim_exclude;
 	uint64_t reclaim_older_than_ms;
 	uint64_t reclaim_max_bytes;
 	uint64_t reclaim_floor;

@@ -11,20 +11,8 @@
 #include <strings.h>
 
 #include "log.h"
+#include "lru_settings.h"
 #include "lru_units.h"
-
-enum cfg_type { CFG_STRING, CFG_INT, CFG_SIZE, CFG_DURATION, CFG_BOOL, CFG_ENUM };
-
-struct cfg_def {
-	const char *name;
-	enum cfg_type type;
-	size_t off;
-	const char *def;
-	int64_t min, max;
-	const char *arg;
-	const char *help;
-	const char *const *choices;	/* CFG_ENUM */
-};
 
 #define F(field) offsetof(struct store_config, field)
 #define SEC 1000LL
@@ -35,45 +23,45 @@ struct cfg_def {
 static const char *const sync_names[] = { "normal", "full", NULL };
 static const char *const level_names[] = { "debug", "info", "warning", "error", NULL };
 
-static const struct cfg_def defs[] = {
-	{ "db", CFG_STRING, F(db), "", 0, 0, "FILE",
+static const struct lru_set_def defs[] = {
+	{ "db", LRU_SET_STRING, F(db), "", 0, 0, "FILE",
 	  "sqlite database file, created with its schema when missing", NULL },
-	{ "listen", CFG_STRING, F(listen), "127.0.0.1:7070", 0, 0, "ADDR:PORT",
+	{ "listen", LRU_SET_STRING, F(listen), "127.0.0.1:7070", 0, 0, "ADDR:PORT",
 	  "address to serve HTTP on (port 0: any free port, logged)", NULL },
-	{ "threads", CFG_INT, F(threads), "4", 1, 64, "N",
+	{ "threads", LRU_SET_INT, F(threads), "4", 1, 64, "N",
 	  "HTTP worker threads (libmicrohttpd thread pool)", NULL },
-	{ "tls-cert", CFG_STRING, F(tls_cert), "", 0, 0, "FILE",
+	{ "tls-cert", LRU_SET_STRING, F(tls_cert), "", 0, 0, "FILE",
 	  "PEM certificate: serve HTTPS (with tls-key)", NULL },
-	{ "tls-key", CFG_STRING, F(tls_key), "", 0, 0, "FILE", "PEM private key of tls-cert", NULL },
-	{ "max-body", CFG_SIZE, F(max_body), "16M", 4096, 1LL << 30, "SIZE",
+	{ "tls-key", LRU_SET_STRING, F(tls_key), "", 0, 0, "FILE", "PEM private key of tls-cert", NULL },
+	{ "max-body", LRU_SET_SIZE, F(max_body), "16M", 4096, 1LL << 30, "SIZE",
 	  "largest request body, before and after gzip decompression (413 past it)", NULL },
-	{ "queue-max", CFG_INT, F(queue_max), "20000", 1, 10000000, "N",
+	{ "queue-max", LRU_SET_INT, F(queue_max), "20000", 1, 10000000, "N",
 	  "snapshots waiting for the writer at most (503 past it: the collector retries)", NULL },
-	{ "batch-max", CFG_INT, F(batch_max), "2000", 1, 1000000, "N",
+	{ "batch-max", LRU_SET_INT, F(batch_max), "2000", 1, 1000000, "N",
 	  "snapshots committed in one transaction at most (group commit)", NULL },
-	{ "commit-delay", CFG_DURATION, F(commit_delay_ms), "20ms", 0, 10 * SEC, "DUR",
+	{ "commit-delay", LRU_SET_DURATION, F(commit_delay_ms), "20ms", 0, 10 * SEC, "DUR",
 	  "a thin commit (fewer snapshots queued than the last one took, or one) waits up "
 	  "to this long after its first snapshot arrived, so that snapshots trickling in "
 	  "share one fsync (0: never)", NULL },
-	{ "sync", CFG_ENUM, F(sync), "full", 0, 0, "MODE",
+	{ "sync", LRU_SET_ENUM, F(sync), "full", 0, 0, "MODE",
 	  "full: fsync the WAL at each commit (acknowledged snapshots survive power loss); "
 	  "normal: not (they survive a crash or kill -9 of the store, not of the machine)",
 	  sync_names },
-	{ "cache", CFG_SIZE, F(cache_bytes), "256M", 1 << 20, 1LL << 40, "SIZE",
+	{ "cache", LRU_SET_SIZE, F(cache_bytes), "256M", 1 << 20, 1LL << 40, "SIZE",
 	  "sqlite page cache of the writer", NULL },
-	{ "raw-retention", CFG_DURATION, F(raw_retention_ms), "2d", HOUR, 3650 * DAY, "DUR",
+	{ "raw-retention", LRU_SET_DURATION, F(raw_retention_ms), "2d", HOUR, 3650 * DAY, "DUR",
 	  "keep raw snapshots (every generation) this long; hourly rollups stay longer", NULL },
-	{ "rollup-retention", CFG_DURATION, F(rollup_retention_ms), "400d", DAY, 36500 * DAY, "DUR",
+	{ "rollup-retention", LRU_SET_DURATION, F(rollup_retention_ms), "400d", DAY, 36500 * DAY, "DUR",
 	  "keep hourly working-set rollups this long", NULL },
-	{ "rollup-flush", CFG_DURATION, F(rollup_flush_ms), "1m", SEC, HOUR, "DUR",
+	{ "rollup-flush", LRU_SET_DURATION, F(rollup_flush_ms), "1m", SEC, HOUR, "DUR",
 	  "write the in-memory hourly rollups to the database this often", NULL },
-	{ "maintenance-interval", CFG_DURATION, F(maintenance_ms), "1m", SEC, DAY, "DUR",
+	{ "maintenance-interval", LRU_SET_DURATION, F(maintenance_ms), "1m", SEC, DAY, "DUR",
 	  "look for expired snapshots and rollups this often", NULL },
-	{ "stale-after", CFG_DURATION, F(stale_after_ms), "10m", 0, 365 * DAY, "DUR",
+	{ "stale-after", LRU_SET_DURATION, F(stale_after_ms), "10m", 0, 365 * DAY, "DUR",
 	  "rank leaves out hosts whose latest snapshot is older than this (0: never)", NULL },
-	{ "log-level", CFG_ENUM, F(log_level), "info", 0, 0, "LEVEL",
+	{ "log-level", LRU_SET_ENUM, F(log_level), "info", 0, 0, "LEVEL",
 	  "least important log lines written", level_names },
-	{ "insecure-no-auth", CFG_BOOL, F(insecure_no_auth), "false", 0, 0, NULL,
+	{ "insecure-no-auth", LRU_SET_BOOL, F(insecure_no_auth), "false", 0, 0, NULL,
 	  "accept every request without a token (local demos only: anyone who reaches the "
 	  "port can write and read)", NULL },
 };
@@ -88,87 +76,20 @@ static const struct {
 };
 
 /* "tls_cert" and "tls-cert" are the same name */
-static bool same_name(const char *a, const char *b, size_t blen)
+static const struct lru_set_def *find_def(const char *name, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < blen && a[i]; i++)
-		if (a[i] != b[i] && !((a[i] == '-' && b[i] == '_') || (a[i] == '_' && b[i] == '-')))
-			return false;
-	return i == blen && !a[i];
+	return lru_set_find(defs, NR_DEFS, name, len);
 }
 
-static const struct cfg_def *find_def(const char *name, size_t len)
-{
-	for (size_t i = 0; i < NR_DEFS; i++)
-		if (same_name(defs[i].name, name, len))
-			return &defs[i];
-	return NULL;
-}
-
-static int set_value(struct store_config *cfg, const struct cfg_def *d, const char *s,
+/* Set d from text s; errors name the setting and the value. */
+static int set_value(struct store_config *cfg, const struct lru_set_def *d, const char *s,
 		     char *errbuf, size_t size)
 {
-	void *p = (char *)cfg + d->off;
 	struct lru_error err;
-	uint64_t u;
-	char *end;
 
-	switch (d->type) {
-	case CFG_STRING: {
-		char *copy = strdup(s);
-
-		if (!copy)
-			return errorf(errbuf, size, "out of memory");
-		free(*(char **)p);
-		*(char **)p = copy;
-		return 0;
-	}
-	case CFG_INT: {
-		long long v;
-
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (errno || end == s || *end)
-			return errorf(errbuf, size, "'%s' takes a whole number, not '%s'", d->name, s);
-		if (v < d->min || v > d->max)
-			return errorf(errbuf, size, "'%s' is out of range (%" PRId64 " to %" PRId64 ")",
-				    d->name, d->min, d->max);
-		*(int64_t *)p = v;
-		return 0;
-	}
-	case CFG_SIZE:
-	case CFG_DURATION:
-		if ((d->type == CFG_SIZE ? lru_parse_size(s, &u, &err)
-					 : lru_parse_duration_ms(s, &u, &err)))
-			return errorf(errbuf, size, "'%s': %s", d->name, err.msg);
-		if (u < (uint64_t)d->min || u > (uint64_t)d->max)
-			return errorf(errbuf, size, "'%s' %s is out of range", d->name, s);
-		*(uint64_t *)p = u;
-		return 0;
-	case CFG_BOOL:
-		if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1"))
-			*(bool *)p = true;
-		else if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0"))
-			*(bool *)p = false;
-		else
-			return errorf(errbuf, size, "'%s' takes true or false, not '%s'", d->name, s);
-		return 0;
-	case CFG_ENUM: {
-		char all[128] = "";
-
-		for (int i = 0; d->choices[i]; i++) {
-			if (!strcasecmp(s, d->choices[i])) {
-				*(int *)p = i;
-				return 0;
-			}
-			snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "|" : "",
-				 d->choices[i]);
-		}
-		return errorf(errbuf, size, "'%s' takes %s, not '%s'", d->name, all, s);
-	}
-	}
-	return errorf(errbuf, size, "'%s': unknown type", d->name);
+	if (lru_set_value(cfg, d, s, true, &err))
+		return errorf(errbuf, size, "'%s' %s: %s", d->name, s, err.msg);
+	return 0;
 }
 
 static int parse_hex(const char *s, size_t len, uint8_t *out)
@@ -219,18 +140,6 @@ static int add_token(struct store_token **tokens, size_t *nr, enum token_role ro
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
-		*--end = '\0';
-	return s;
-}
-
 /*
  * Read a config file: settings into cfg (when not NULL) and token lines
  * into tokens.
@@ -252,7 +161,7 @@ static int read_file(const char *file, struct store_config *cfg, struct store_to
 		lineno++;
 		s = line + strcspn(line, "#");
 		*s = '\0';
-		s = trim(line);
+		s = lru_set_trim(line);
 		if (!*s)
 			continue;
 		name = s;
@@ -260,15 +169,15 @@ static int read_file(const char *file, struct store_config *cfg, struct store_to
 		value = s + len;
 		value += strspn(value, " \t");
 		if (*value == '=')
-			value = trim(value + 1);
+			value = lru_set_trim(value + 1);
 		for (size_t i = 0; i < sizeof(token_kinds) / sizeof(token_kinds[0]); i++) {
-			if (same_name(token_kinds[i].name, name, len)) {
+			if (lru_set_same_name(token_kinds[i].name, name, len)) {
 				is_token = true;
 				rc = add_token(tokens, nr, token_kinds[i].role, value, msg, sizeof(msg));
 			}
 		}
 		if (!is_token && cfg) {
-			const struct cfg_def *d = find_def(name, len);
+			const struct lru_set_def *d = find_def(name, len);
 
 			if (!d)
 				rc = errorf(msg, sizeof(msg), "unknown setting '%.*s'", (int)len, name);
@@ -324,7 +233,7 @@ int config_load(struct store_config *cfg, int argc, char **argv, enum config_act
 		if (set_value(cfg, &defs[i], defs[i].def, errbuf, size))
 			return -1;
 		opts[i] = (struct option){ defs[i].name,
-					   defs[i].type == CFG_BOOL ? optional_argument
+					   defs[i].type == LRU_SET_BOOL ? optional_argument
 								    : required_argument,
 					   NULL, OPT_SETTING + (int)i };
 	}
@@ -348,7 +257,7 @@ int config_load(struct store_config *cfg, int argc, char **argv, enum config_act
 					    "(see --help)", argv[optind - 1]);
 			}
 			if (pass == 1) {
-				const struct cfg_def *d;
+				const struct lru_set_def *d;
 
 				if (opt < OPT_SETTING)
 					continue;
@@ -399,9 +308,7 @@ int config_load(struct store_config *cfg, int argc, char **argv, enum config_act
 
 void config_release(struct store_config *cfg)
 {
-	for (size_t i = 0; i < NR_DEFS; i++)
-		if (defs[i].type == CFG_STRING)
-			free(*(char **)((char *)cfg + defs[i].off));
+	lru_set_release(cfg, defs, NR_DEFS);
 	free(cfg->config_file);
 	config_free_tokens(cfg->tokens, cfg->nr_tokens);
 	memset(cfg, 0, sizeof(*cfg));
@@ -427,7 +334,7 @@ void config_usage(FILE *out)
 	      "\n"
 	      "settings (--NAME VALUE on the command line, 'NAME VALUE' in the file):\n", out);
 	for (size_t i = 0; i < NR_DEFS; i++) {
-		const struct cfg_def *d = &defs[i];
+		const struct lru_set_def *d = &defs[i];
 		char left[64];
 
 		snprintf(left, sizeof(left), "--%s%s%s", d->name, d->arg ? " " : "",
