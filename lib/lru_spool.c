@@ -39,6 +39,8 @@ struct lru_spool {
 	uint64_t next_seq;
 	struct lru_spool_opts opts;
 	struct lru_spool_stats st;	/* records, bytes and counters */
+	bool disk_full;		/* a write failed with ENOSPC or EDQUOT since the
+				   tail was last started */
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -94,6 +96,8 @@ static enum lru_err sys_fail(struct lru_spool *sp, struct lru_error *err, const 
 {
 	int e = errno;
 
+	if (e == ENOSPC || e == EDQUOT)
+		sp->disk_full = true;
 	return lru_fail(err, e == EACCES || e == EPERM || e == EROFS ? LRU_EACCES : LRU_EIO,
 			"spool '%s': cannot %s '%s': %s", sp->dir, what, name, strerror(e));
 }
@@ -716,6 +720,27 @@ static bool pop_head(struct lru_spool *sp, struct lru_spool_rec *rec)
 	return true;
 }
 
+/*
+ * Once every record is consumed, the tail segment holds only dead bytes,
+ * and appends would go on growing it up to its limit. Start a new, empty
+ * tail and move the head there, so that drop_segments() gives the old one's
+ * space back: when it holds SEG_MIN or more, and always after a write found
+ * the disk full (the space is what the next append needs).
+ * A crash before the head is written is harmless: the head then names a
+ * removed segment, and open falls back to the first one left.
+ */
+static void shed_dead_tail(struct lru_spool *sp)
+{
+	struct seg *t = tail_seg(sp);
+
+	if (sp->st.records || !t->size || (t->size < SEG_MIN && !sp->disk_full))
+		return;
+	if (new_segment(sp, t->id + 1, NULL))
+		return;
+	sp->head = (struct lru_spool_pos){ tail_seg(sp)->id, 0 };
+	sp->disk_full = false;
+}
+
 enum lru_err lru_spool_consume(struct lru_spool *sp, const struct lru_spool_pos *upto,
 			       struct lru_error *err)
 {
@@ -723,6 +748,7 @@ enum lru_err lru_spool_consume(struct lru_spool *sp, const struct lru_spool_pos 
 
 	while (pos_cmp(&sp->head, upto) < 0 && pop_head(sp, &rec))
 		;
+	shed_dead_tail(sp);
 	drop_segments(sp);
 	return write_head(sp, err);
 }

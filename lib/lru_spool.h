@@ -36,7 +36,10 @@
  * never older than max_age_ms when a record is appended: the oldest are
  * dropped first, counted in the stats and reported through the note
  * callback. Memory use is constant: the spool keeps one small entry per
- * segment, not per record.
+ * segment, not per record. Disk use: consumed segments are removed; once
+ * every record is consumed, a tail segment of 64 KiB or more (any size after
+ * a write found the disk full: ENOSPC, EDQUOT) is replaced by an empty one,
+ * so that a full disk frees up as soon as the spool is drained.
  *
  * Sequence numbers: lru_spool_take_seq() returns the next number and
  * persists its successor before returning, so a number is never handed out

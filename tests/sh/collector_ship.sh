@@ -1,9 +1,11 @@
 # tests/sh/collector_ship.sh - lrugend against tests/tools/teststore under faults:
 # store down at start, down mid-run, 500s, slow answers, kill -9 of lrugend
-# (and a torn spool tail), a bad token, gzip, 413 and 400. After each, every
+# (and a torn spool tail), a bad token, gzip, 413 and 400, a full spool disk
+# (as root: a small tmpfs in a private mount namespace). After each, every
 # snapshot lrugend logged as taken is in the store exactly once (or, where
 # the store refuses one for good, dropped with a log line and a counter).
 . "$(dirname "$0")/lib.sh"
+private_mounts "$0" "$@"
 . "$(dirname "$0")/collector_helpers.bash"
 tmp=$(mktemp -d)
 trap cleanup_procs EXIT
@@ -194,5 +196,30 @@ check_rc "400: drain" 0 drain "$STORE_URL" rej
 stop_store
 check "400: all but the refused one stored" "1 3 4" "$(stored_seqs "$tmp/rej.db" | tr '\n' ' ' | sed 's/ $//')"
 check_grep "400: drop logged" "refused snapshot seq 2 \(HTTP 400\): dropping it" "$(cat "$tmp/rej.log")"
+
+# --- the spool's disk fills up while the store is down ----------------------------------------
+# Snapshots that cannot be spooled are lost (logged, counted); those spooled reach
+# the store once it is back, and the emptied spool gives its space back, so that
+# spooling works again.
+if small_fs "$tmp/full" 96k; then
+	port=$(free_port)
+	start_lrugend "$tmp/full.log" "${FAST[@]}" --interval 100ms --store "http://127.0.0.1:$port" \
+		--spool "$tmp/full/spool"
+	wait_for "full: the disk fills up" 60 grep -qE \
+		"cannot (take a sequence number|spool snapshot).*No space left on device" "$tmp/full.log"
+	check_rc "full: lrugend goes on running" 0 kill -0 "$LRUGEND_PID"
+	n=$(taken_seqs "$tmp/full.log" | wc -l)
+	check "full: snapshots were spooled before" 1 "$((n > 10))"
+	start_store full --port "$port"
+	wait_for "full: the spooled snapshots reach the store" 30 has_stored "$tmp/full.db" "$n"
+	wait_for "full: spooling again once the store emptied the spool" 30 has_taken $((n + 5)) "$tmp/full.log"
+	check_rc "full: clean stop" 0 stop_lrugend
+	check_rc "full: drain" 0 "$LRUGEND" --drain --store "$STORE_URL" --spool "$tmp/full/spool" --timeout 5s
+	stop_store
+	check_exactly_once "full spool disk" "$tmp/full.db" "$tmp/full.log"
+	umount "$tmp/full"
+else
+	echo "full spool disk: skipped (needs root, for a tmpfs in a private mount namespace)"
+fi
 
 finish

@@ -421,6 +421,56 @@ static void test_segments_roll_and_go(void **state)
 	lru_spool_close(sp);
 }
 
+/* consume everything; the spool's head afterwards */
+static void consume_all(struct lru_spool *sp)
+{
+	struct lru_spool_pos pos;
+	struct lru_spool_rec rec;
+
+	lru_spool_head(sp, &pos);
+	while (!lru_spool_peek(sp, &pos, &rec, NULL))
+		pos = rec.next;
+	assert_int_equal(lru_spool_consume(sp, &pos, NULL), LRU_OK);
+}
+
+/*
+ * Once everything is acknowledged, a tail of 64 KiB or more is replaced by
+ * an empty segment, so that its dead bytes go back to the disk; a smaller
+ * one stays. The spool reopens and goes on appending either way.
+ */
+static void test_dead_tail_shed(void **state)
+{
+	struct fx *f = *state;
+	struct lru_spool *sp;
+	struct lru_spool_stats st;
+	char first[4096];
+	uint64_t seqs[64], s;
+
+	sp = open_ok(f);
+	for (s = 1; s <= 3; s++)
+		append(sp, s, 1, 1000);
+	snprintf(first, sizeof(first), "%s", seg_path(f, 0));
+	consume_all(sp);
+	assert_int_equal(count_segments(f), 1);
+	assert_string_equal(seg_path(f, 0), first);
+	assert_true(file_size(first) > 0);
+	/* 3 + 70 records of 1 KiB: past 64 KiB of dead bytes once consumed */
+	for (; s <= 73; s++)
+		append(sp, s, 1, 1000);
+	consume_all(sp);
+	assert_int_equal(count_segments(f), 1);
+	assert_string_not_equal(seg_path(f, 0), first);
+	assert_int_equal(file_size(seg_path(f, 0)), 0);
+	lru_spool_stats(sp, &st);
+	assert_int_equal(st.records, 0);
+	append(sp, s, 1, 100);
+	lru_spool_close(sp);
+	sp = open_ok(f);
+	assert_int_equal(read_all(sp, seqs, 64), 1);
+	assert_int_equal(seqs[0], 74);
+	lru_spool_close(sp);
+}
+
 static void test_bad_head_and_lock(void **state)
 {
 	struct fx *f = *state;
@@ -478,6 +528,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_max_bytes_drops_oldest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_age_drops_old, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_segments_roll_and_go, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_tail_shed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_head_and_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
 	};
