@@ -27,7 +27,7 @@ enum wstmt {
 	W_BEGIN, W_COMMIT, W_ROLLBACK, W_SAVEPOINT, W_RELEASE, W_ROLLBACK_TO,
 	W_HOST_SELECT, W_HOST_INSERT, W_PATH_SELECT, W_PATH_INSERT,
 	W_ROLLUP_SELECT, W_ROLLUP_UPSERT, W_META_GET, W_META_SET,
-	W_EXPIRE_SNAPS, W_EXPIRE_ROLLUPS, W_NR
+	W_EXPIRE_SNAPS, W_EXPIRE_ROLLUPS, W_HOST_COUNT, W_NR
 };
 
 static const char *const wsql[W_NR] = {
@@ -50,6 +50,7 @@ static const char *const wsql[W_NR] = {
 	[W_EXPIRE_SNAPS] = "DELETE FROM snapshots WHERE id IN (SELECT id FROM snapshots "
 			   "WHERE taken_ms < ?1 AND id <= ?2 ORDER BY taken_ms LIMIT ?3)",
 	[W_EXPIRE_ROLLUPS] = "DELETE FROM wss_hourly WHERE hour < ?1",
+	[W_HOST_COUNT] = "SELECT count(*) FROM hosts",
 };
 
 /* one working-set sample: hot bytes of one path at each threshold */
@@ -402,11 +403,19 @@ static int write_snapshot(struct store_db *db, const struct ingest_snap *it, int
 	return 0;
 }
 
-/* After a rollback the caches may hold rows that no longer exist: forget them. */
+/*
+ * After a rollback the caches may hold rows that no longer exist: forget
+ * them, and count the hosts again (those inserted were rolled back too).
+ */
 static void forget_caches(struct store_db *db)
 {
+	sqlite3_stmt *st = db->st[W_HOST_COUNT];
+
 	map_clear(&db->hosts, free);
 	map_clear(&db->paths, NULL);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		atomic_store(&db->nr_hosts, (uint64_t)sqlite3_column_int64(st, 0));
+	sqlite3_reset(st);
 }
 
 static void writer_failed(struct store_db *db, const char *what)

@@ -4,6 +4,9 @@
 #   check_rc NAME EXPECTED CMD...     exit code of CMD
 #   check_grep NAME PATTERN TEXT      TEXT contains the extended regex PATTERN
 #   mkroot DIR KERNEL                 a fixture root (6.1 | 6.12) for --root
+#   private_mounts "$0" "$@"          re-run this test in a private mount namespace
+#                                     (as root), where it may mount a small tmpfs
+#   small_fs DIR SIZE                 mount a SIZE tmpfs on DIR there (0: cannot)
 #   finish                            prints "N passed, N failed"; exit status
 set -u
 : "${LRUGEN_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -60,6 +63,21 @@ mkroot() {
 	printf 'anon 0\nfile 8192\nfile_mapped 4096\n' >"$dir/sys/fs/cgroup/jobs/web/memory.stat"
 	printf 'anon N0=0 N1=0\nfile N0=8192 N1=0\nfile_mapped N0=4096 N1=0\n' \
 		>"$dir/sys/fs/cgroup/jobs/web/memory.numa_stat"
+}
+
+# Call first thing: as root, the test runs again in a private mount namespace
+# (unshare -m), so that the tmpfs it mounts to fill up disappears with it. Sets
+# LRUGEN_MOUNT_NS=1 there, 0 where that cannot be done (not root).
+private_mounts() {
+	[[ ${LRUGEN_MOUNT_NS:-} == 1 ]] && return 0
+	if [[ $EUID -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then
+		LRUGEN_MOUNT_NS=1 exec unshare -m --propagation private bash "$@"
+	fi
+	LRUGEN_MOUNT_NS=0
+}
+
+small_fs() {
+	[[ ${LRUGEN_MOUNT_NS:-} == 1 ]] && mkdir -p "$1" && mount -t tmpfs -o "size=$2" lrugen-test "$1"
 }
 
 finish() {

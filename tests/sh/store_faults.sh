@@ -1,6 +1,8 @@
 # tests/sh/store_faults.sh - lrugen-store under faults: kill -9 under load loses no
-# acknowledged snapshot (sync=normal and sync=full), and TLS.
+# acknowledged snapshot (sync=normal and sync=full), a full disk (as root: a small
+# tmpfs in a private mount namespace) answers 500 and loses nothing, and TLS.
 . "$(dirname "$0")/lib.sh"
+private_mounts "$0" "$@"
 . "$(dirname "$0")/store-lib.bash"
 tmp=$(mktemp -d)
 trap 'stop_store; rm -rf "$tmp"' EXIT
@@ -48,6 +50,36 @@ for sync in normal full; do
 	check "kill -9 ($sync): 6000 snapshots stored once" 6000 "$(sql "$d/db" 'SELECT count(*) FROM snapshots')"
 	stop_store
 done
+
+# A full disk: ingest answers 500 "retry later" and acknowledges nothing it did
+# not keep; queries and /healthz go on; once there is room, ingest resumes and
+# every snapshot is stored once.
+if small_fs "$tmp/full" 400k; then
+	d=$tmp/full now=$(date +%s%3N)
+	start_store "$d" --insecure-no-auth
+	sim=(run --store "$STORE_URL" --hosts 20 --memcgs 20 --nodes 2 --cycles 20 --threads 2 --now "$now")
+	out=$("$FLEETSIM" "${sim[@]}" --acked "$tmp/full.acked1" --max-errors 5 2>&1)
+	check_grep "full disk: ingest fails" "errors=[1-9]" "$out"
+	check_grep "full disk: 500, retry later" 'HTTP 500 .*the snapshots could not be written: retry later' "$out"
+	check_grep "full disk: the cause is logged" "cannot (commit|write snapshots): database or disk is full" \
+		"$(cat "$STORE_LOG")"
+	n=$(cat "$tmp/full.acked1" 2>/dev/null | wc -l)
+	health=$(http GET /healthz)
+	check_grep "full disk: /healthz answers" '^200 .*"status":"ok"' "$health"
+	check "full disk: /healthz counts the hosts stored" \
+		"$(awk '{ print $1 }' "$tmp/full.acked1" 2>/dev/null | sort -u | wc -l)" \
+		"$(sed -n 's/.*"hosts":\([0-9]*\).*/\1/p' <<<"$health")"
+	mount -o remount,size=20m "$d"
+	out=$("$FLEETSIM" "${sim[@]}" --acked "$tmp/full.acked2" 2>&1)
+	check_grep "full disk: ingest resumes with room" "sent=400 accepted=$((400 - n)) duplicates=$n errors=0" "$out"
+	stop_store
+	check "full disk: every acknowledged snapshot kept" 0 "$(missing "$d/db" "$tmp/full.acked1")"
+	check "full disk: 400 snapshots stored once" 400 "$(sql "$d/db" 'SELECT count(*) FROM snapshots')"
+	check "full disk: database intact" ok "$(sql "$d/db" 'PRAGMA integrity_check')"
+	umount "$d"
+else
+	echo "full disk: skipped (needs root, for a tmpfs in a private mount namespace)"
+fi
 
 # TLS with a self-signed certificate for 127.0.0.1
 if command -v openssl >/dev/null; then
