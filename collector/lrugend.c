@@ -117,7 +117,7 @@ static const char usage_head[] =
 	"  --print-config                 print the effective settings and exit\n"
 	"  -h, --help, --version\n"
 	"\n"
-	"settings (config file 'name = value', or --name VALUE; later wins):\n";
+	"settings (config file 'name = value', or --name VALUE; flags win over the file):\n";
 
 static const char usage_tail[] =
 	"\n"

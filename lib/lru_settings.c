@@ -174,16 +174,47 @@ static enum lru_err parse_duration(const struct lru_set_def *d, const char *s, u
 	return check_range(d, (int64_t)*ms, err);
 }
 
+/*
+ * The next comma-separated item of *cur, cut in place; NULL after the last.
+ * A comma inside a glob's bracket expression ("[,]", "[!,]") does not split.
+ */
+static char *next_item(char **cur)
+{
+	char *start = *cur, *p = start;
+
+	if (!start)
+		return NULL;
+	while (*p && *p != ',') {
+		if (*p == '[') {
+			char *q = p + 1;
+
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')		/* a leading ']' is a member */
+				q++;
+			q = strchr(q, ']');
+			if (q) {
+				p = q + 1;
+				continue;
+			}
+		}
+		p++;
+	}
+	*cur = *p ? p + 1 : NULL;
+	*p = '\0';
+	return start;
+}
+
 /* Append the comma-separated items of s to list d (durations or strings). */
 static enum lru_err add_items(void *cfg, const struct lru_set_def *d, const char *s,
 			      struct lru_error *err)
 {
-	char *copy = strdup(s), *save = NULL, *tok;
+	char *copy = strdup(s), *cur = copy, *tok;
 	enum lru_err rc = LRU_OK;
 
 	if (!copy)
 		return lru_fail(err, LRU_ENOMEM, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+	while (!rc && (tok = next_item(&cur))) {
 		char *item = lru_set_trim(tok);
 
 		if (!*item)

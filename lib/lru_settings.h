@@ -16,8 +16,9 @@
  *
  * Values: booleans true/yes/on/1 and false/no/off/0 (any case); durations
  * as lru_parse_duration_ms (30s, 2m, 1h, 7d); sizes as lru_parse_size (512K,
- * 16M); a list value holds comma-separated items (empty items are skipped),
- * which a first occurrence replaces and further ones append.
+ * 16M); a list value holds comma-separated items (empty items are skipped;
+ * a comma inside a glob's brackets, "[,]", is part of its item), which a
+ * first occurrence replaces and further ones append.
  *
  * Errors name the problem, not the setting ("out of range (1s to 1d)", "not
  * one of off, onfault, all"): the caller adds where it came from.

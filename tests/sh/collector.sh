@@ -190,4 +190,11 @@ d=$(jq --argjson w0 "$w0" --argjson t1 "$t1" '.[0] as $a | .[1] as $b
 check "births agree across ticks on one timeline (off by $d ms)" true \
 	"$(awk -v d="$d" 'BEGIN { print (d >= -200 && d <= 200) ? "true" : "false" }')"
 
+# the sample config names every setting, each with its default
+sample=$LRUGEN_SRC/collector/lrugend.conf.sample
+missing_settings=$(LRUGEN_INTERFACE= "$LRUGEND" --print-config | sed -n 's/^\([a-z_]*\) =.*/\1/p' | sort -u |
+	while read -r k; do grep -q "^$k =" "$sample" || echo "$k"; done | tr '\n' ' ')
+check "the sample config lists every setting" "" "$missing_settings"
+check_rc "the sample config loads (its token file aside)" 0 "$LRUGEND" --config "$sample" --token-file "" --print-config
+
 finish

@@ -141,6 +141,15 @@ static void test_values_and_lists(void **state)
 	assert_string_equal(lru_set_format(&c, def("globs"), buf, sizeof(buf)), "/x,/y,/z");
 	assert_int_equal(lru_set_value(&c, def("globs"), "", true, &err), LRU_OK);
 	assert_int_equal(c.globs.n, 0);
+	/* a comma in a glob's brackets is part of the item */
+	assert_int_equal(lru_set_value(&c, def("globs"), "/y[,]z,/a[!,]b,/c[],]d,/e[", true, &err),
+			 LRU_OK);
+	assert_int_equal(c.globs.n, 4);
+	assert_string_equal(c.globs.v[0], "/y[,]z");
+	assert_string_equal(c.globs.v[1], "/a[!,]b");
+	assert_string_equal(c.globs.v[2], "/c[],]d");
+	assert_string_equal(c.globs.v[3], "/e[");
+	assert_string_equal(lru_set_format(&c, def("globs"), buf, sizeof(buf)), "/y[,]z,/a[!,]b,/c[],]d,/e[");
 	assert_int_equal(lru_set_value(&c, def("buckets"), "30s", true, &err), LRU_OK);
 	assert_int_equal(lru_set_value(&c, def("buckets"), "5m,1h", false, &err), LRU_OK);
 	assert_string_equal(lru_set_format(&c, def("buckets"), buf, sizeof(buf)), "30s,5m,1h");
