@@ -9,10 +9,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "lru_iface.h"
+#include "lru_kwrite.h"
 #include "lru_sys.h"
 
 static const char doctor_usage[] =
@@ -370,6 +373,8 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 static int write_enabled(struct cli *cli, const char *value, struct lru_error *err)
 {
 	char path[LRU_PATH_MAX];
+	struct statfs fs;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
@@ -379,6 +384,14 @@ static int write_enabled(struct cli *cli, const char *value, struct lru_error *e
 	if (fd < 0) {
 		lru_fail(err, errno == ENOENT ? LRU_ENOENT : LRU_EACCES, "cannot open '%s': %s%s", path,
 			 strerror(errno), errno == EACCES ? " (run as root)" : "");
+		return -1;
+	}
+	/* sysfs files are S_ISREG too: a fixture root's regular file is not one */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !fstatfs(fd, &fs) &&
+	    fs.f_type != LRU_SYSFS_MAGIC) {
+		lru_fail(err, LRU_ENOTSUP, "'%s' is a regular file, not on sysfs (a fixture root?)",
+			 path);
+		close(fd);
 		return -1;
 	}
 	n = write(fd, value, strlen(value));

@@ -29,7 +29,8 @@ static const char usage[] =
 	"              [--thresholds 2m,10m,1h]\n"
 	"\n"
 	"  --store URL        the store (default $LRUGEN_STORE or http://127.0.0.1:7070)\n"
-	"  --token-file FILE  a read token (default $LRUGEN_TOKEN)\n"
+	"  --token-file FILE  the file holding a read token (without it: the token\n"
+	"                     itself in $LRUGEN_TOKEN)\n"
 	"  --ca-file FILE     CA certificates for an https:// store\n"
 	"  --json             print the store's JSON document unchanged\n"
 	"\n"
@@ -350,7 +351,7 @@ static void print_wss_row(json_t *r, const char *name)
 {
 	char b[5][32];
 
-	printf("%-40s %8" PRIu64 " %10s %10s %10s %10s %10s\n", name, u64_of(r, "samples"),
+	printf("%-40s %8" PRIu64 " %10s %10s %10s %10s %11s\n", name, u64_of(r, "samples"),
 	       bytes(r, "p50_bytes", b[0]), bytes(r, "p95_bytes", b[1]), bytes(r, "p99_bytes", b[2]),
 	       bytes(r, "max_bytes", b[3]), bytes(r, "recommended_bytes", b[4]));
 }
@@ -364,14 +365,14 @@ static void print_wss(json_t *doc)
 	print_threshold(doc);
 	printf("working set (hot bytes per host and snapshot) over %s\n",
 	       lru_fmt_duration(u64_of(doc, "window_ms"), b, sizeof(b)));
-	snprintf(head, sizeof(head), "P%g", json_number_value(json_object_get(doc, "percentile")));
-	printf("%-40s %8s %10s %10s %10s %10s %10s\n", "MEMCG", "SAMPLES", "P50", "P95", "P99", "MAX",
+	snprintf(head, sizeof(head), "LIMIT(P%g)", json_number_value(json_object_get(doc, "percentile")));
+	printf("%-40s %8s %10s %10s %10s %10s %11s\n", "MEMCG", "SAMPLES", "P50", "P95", "P99", "MAX",
 	       head);
 	json_array_foreach(rows, i, r)
 		print_wss_row(r, str_of(r, "memcg"));
 	if (json_array_size(rows) > 1)
 		print_wss_row(json_object_get(doc, "all"), "ALL (pooled)");
-	printf("the last column is a memory limit recommendation (--percentile); percentiles are\n"
+	printf("LIMIT is a memory limit recommendation (--percentile); percentiles are\n"
 	       "upper bounds within 6.25%%\n");
 }
 

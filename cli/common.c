@@ -169,8 +169,11 @@ int cli_check_selection(const struct cli_select *sel, const struct lru_snapshot 
 			memcg_found = true;
 	}
 	if (memcg_found) {
-		cli_err("memcg '%s' has no node %d (nodes without memory are not listed)",
-			sel->memcg ? sel->memcg : "(selected)", sel->node);
+		if (sel->memcg)
+			cli_err("memcg '%s' has no node %d (nodes without memory are not listed)",
+				sel->memcg, sel->node);
+		else
+			cli_err("no memcg has node %d (nodes without memory are not listed)", sel->node);
 		return CLI_USAGE;
 	}
 	if (sel->have_id)

@@ -37,9 +37,10 @@
 #include "lru_err.h"
 #include "lru_model.h"
 
-/* f_type of debugfs and cgroup2 (linux/magic.h) */
+/* f_type of debugfs, cgroup2 and sysfs (linux/magic.h) */
 #define LRU_DEBUGFS_MAGIC 0x64626720
 #define LRU_CGROUP2_MAGIC 0x63677270
+#define LRU_SYSFS_MAGIC 0x62656572
 
 struct lru_kwriter {
 	int fd;

@@ -117,6 +117,11 @@ check "doctor 6.12 mglru ok" ok \
 echo 0x0000 >"$tmp/r612/sys/kernel/mm/lru_gen/enabled"
 check_rc "doctor fails with mglru off" 3 "$LRUGEN" --root "$tmp/r612" doctor
 check_grep "doctor gives the fix" "fix: lrugen enable" "$("$LRUGEN" --root "$tmp/r612" doctor)"
+# enable refuses a fixture's regular file (as age and evict do) and leaves it alone
+check_rc "enable on a fixture root: exit 3" 3 "$LRUGEN" --root "$tmp/r612" enable
+check_grep "enable on a fixture root: why" "enabled' is a regular file, not on sysfs \(a fixture root\?\)" \
+	"$("$LRUGEN" --root "$tmp/r612" enable 2>&1)"
+check "enable on a fixture root: the file is untouched" 0x0000 "$(cat "$tmp/r612/sys/kernel/mm/lru_gen/enabled")"
 
 # stdout errors are reported (git's rule): writing to a full device fails
 if [[ -w /dev/full ]]; then

@@ -49,7 +49,7 @@ check_grep "capacity header" '^2 hosts: memory 32\.0 GiB, free 7\.0 GiB' "$out"
 check_grep "capacity 2m" '^2m00s +2m00s +.* 70\.3 MiB +24%' "$out"
 out=$("${F[@]}" wss --memcg-glob /jobs/web --window 1d --percentile 99)
 check_grep "wss row" '^/jobs/web +2 +28\.9 MiB +44\.5 MiB +44\.5 MiB +44\.5 MiB +44\.5 MiB' "$out"
-check_grep "wss percentile column" ' P99$' "$out"
+check_grep "wss percentile column" ' LIMIT\(P99\)$' "$out"
 out=$("${F[@]}" timeline --host web-1 --memcg /jobs/batch)
 check_grep "timeline lruvec" '^/jobs/batch node 0 \(inode 200\)' "$out"
 check_grep "timeline gen" ' 7 .* 1h00m +0 B +19\.5 MiB$' "$out"
