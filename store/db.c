@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "log.h"
@@ -891,11 +892,31 @@ static int recover_rollups(struct store_db *db, char *errbuf, size_t size)
 	return 0;
 }
 
+/* " (no directory 'DIR': create it)" when file's directory is missing, else "" */
+static const char *missing_dir_hint(const char *file, char *buf, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+	struct stat st;
+	char dir[4096];
+
+	buf[0] = '\0';
+	if (!slash || slash == file || (size_t)(slash - file) >= sizeof(dir))
+		return buf;
+	memcpy(dir, file, (size_t)(slash - file));
+	dir[slash - file] = '\0';
+	if (stat(dir, &st) && errno == ENOENT)
+		snprintf(buf, size, " (no directory '%s': create it)", dir);
+	return buf;
+}
+
 static int open_conn(const char *file, sqlite3 **out, int flags, char *errbuf, size_t size)
 {
 	if (sqlite3_open_v2(file, out, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		errorf(errbuf, size, "cannot open database '%s': %s", file,
-		     *out ? sqlite3_errmsg(*out) : "out of memory");
+		char hint[4200];
+
+		errorf(errbuf, size, "cannot open database '%s': %s%s", file,
+		       *out ? sqlite3_errmsg(*out) : "out of memory",
+		       missing_dir_hint(file, hint, sizeof(hint)));
 		sqlite3_close(*out);
 		*out = NULL;
 		return -1;

@@ -699,6 +699,11 @@ int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, si
 		log_info("listening on %s://%s%s%s:%u (%" PRId64 " threads)", tls ? "https" : "http",
 			 ss.ss_family == AF_INET6 ? "[" : "", addr, ss.ss_family == AF_INET6 ? "]" : "",
 			 port, cfg->threads);
+		if (cfg->insecure_no_auth)
+			log_warn("*** --insecure-no-auth: EVERY REQUEST IS ACCEPTED WITHOUT A TOKEN. "
+				 "Anyone who can reach %s%s%s:%u can write and read this store. Use it "
+				 "for local demos only. ***", ss.ss_family == AF_INET6 ? "[" : "", addr,
+				 ss.ss_family == AF_INET6 ? "]" : "", port);
 	}
 	*out = s;
 	return 0;

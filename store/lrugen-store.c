@@ -93,10 +93,6 @@ int main(int argc, char **argv)
 		config_release(&cfg);
 		return 0;
 	}
-	if (cfg.insecure_no_auth)
-		log_warn("*** --insecure-no-auth: EVERY REQUEST IS ACCEPTED WITHOUT A TOKEN. Anyone "
-			 "who can reach %s can write and read this store. Use it for local demos "
-			 "only. ***", cfg.listen);
 	ctx.cfg = &cfg;
 	ctx.db = db;
 	ctx.m = &metrics;

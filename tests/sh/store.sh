@@ -24,6 +24,11 @@ printf 'frobnicate 1\n' >"$tmp/bad.conf"
 check_grep "unknown setting" "line 1: unknown setting 'frobnicate'" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --config "$tmp/bad.conf" 2>&1)"
 check_rc "--help" 0 "$STORE_BIN" --help
+check_grep "a database in a missing directory: the directory is named" \
+	"cannot open database '$tmp/none/x.db': .* \(no directory '$tmp/none': create it\)" \
+	"$("$STORE_BIN" --db "$tmp/none/x.db" --insecure-no-auth 2>&1)"
+check_grep "a bad setting names it, the value and the range" "'threads' 0: out of range \(1 to 64\)" \
+	"$("$STORE_BIN" --db "$tmp/x.db" --threads 0 2>&1)"
 check "hash-token is SHA-256" "$(printf abc | sha256sum | cut -d' ' -f1)" \
 	"$(printf 'abc\n' | "$STORE_BIN" --hash-token)"
 
@@ -234,6 +239,8 @@ check_wss "after kill -9" 5
 stop_store
 start_store "$tmp" --insecure-no-auth || { finish; exit 1; }
 check_grep "insecure mode is loud" "insecure-no-auth: EVERY REQUEST IS ACCEPTED" "$(cat "$STORE_LOG")"
+check_grep "insecure: the warning names the port it listens on" \
+	"can reach ${STORE_URL#http://} can write" "$(cat "$STORE_LOG")"
 check "insecure: query without a token" 200 "$(http GET /v1/hosts - | cut -d' ' -f1)"
 check_grep "insecure: healthz says so" '"auth":"disabled"' "$(http GET /healthz -)"
 finish
