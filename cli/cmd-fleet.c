@@ -280,13 +280,13 @@ static void print_hosts(json_t *doc)
 	char b[4][32];
 	size_t i;
 
-	printf("%-24s %-12s %-22s %10s %10s %8s %7s\n", "HOST", "LAST SEEN", "KERNEL", "MEMORY",
-	       "FREE", "LRUVECS", "MEMCGS");
+	printf("%-24s %-12s %-22s %10s %10s %5s %8s %7s\n", "HOST", "LAST SEEN", "KERNEL", "MEMORY",
+	       "FREE", "NODES", "LRUVECS", "MEMCGS");
 	json_array_foreach(rows, i, r)
-		printf("%-24s %-12s %-22s %10s %10s %8" PRIu64 " %7" PRIu64 "\n", str_of(r, "host"),
-		       ago(now, r, "last_seen_ms", b[0]), str_of(r, "kernel"),
+		printf("%-24s %-12s %-22s %10s %10s %5" PRIu64 " %8" PRIu64 " %7" PRIu64 "\n",
+		       str_of(r, "host"), ago(now, r, "last_seen_ms", b[0]), str_of(r, "kernel"),
 		       bytes(r, "mem_total_bytes", b[1]), bytes(r, "mem_free_bytes", b[2]),
-		       u64_of(r, "lruvecs"), u64_of(r, "memcgs"));
+		       u64_of(r, "nodes"), u64_of(r, "lruvecs"), u64_of(r, "memcgs"));
 	printf("%zu hosts\n", json_array_size(rows));
 }
 

@@ -29,7 +29,7 @@ post_pb "$tmp/fleet.pb" "$tmp/admin.token" >/dev/null
 F=("$LRUGEN" fleet --store "$STORE_URL" --token-file "$tmp/read.token")
 
 out=$("${F[@]}" hosts)
-check_grep "hosts table" '^web-1 +[0-9].* ago +6\.1\.0-test +16\.0 GiB +3\.0 GiB +3 +2$' "$out"
+check_grep "hosts table" '^web-1 +[0-9].* ago +6\.1\.0-test +16\.0 GiB +3\.0 GiB +2 +3 +2$' "$out"
 check_grep "hosts count" '^2 hosts$' "$out"
 out=$(LRUGEN_STORE=$STORE_URL LRUGEN_TOKEN=$(cat "$tmp/read.token") "$LRUGEN" fleet hosts)
 check_grep "LRUGEN_STORE and LRUGEN_TOKEN" '^db-1 ' "$out"
