@@ -42,7 +42,7 @@ static const struct lru_set_def defs[] = {
 	{ "commit-delay", LRU_SET_DURATION, F(commit_delay_ms), "20ms", 0, 10 * SEC, "DUR",
 	  "a thin commit (fewer snapshots queued than the last one took, or one) waits up "
 	  "to this long after its first snapshot arrived, so that snapshots trickling in "
-	  "share one fsync (0: never)", NULL },
+	  "share one fsync; not while requests come further apart than this (0: never)", NULL },
 	{ "sync", LRU_SET_ENUM, F(sync), "full", 0, 0, "MODE",
 	  "full: fsync the WAL at each commit (acknowledged snapshots survive power loss); "
 	  "normal: not (they survive a crash or kill -9 of the store, not of the machine)",

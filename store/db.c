@@ -83,6 +83,8 @@ struct store_db {
 	struct ingest_job *head, *tail;
 	uint64_t queued;
 	uint64_t last_taken;		/* snapshots of the last commit (writer) */
+	int64_t last_submit_ms;		/* mono_ms() of the last db_submit, 0: none yet */
+	double gap_ms;			/* moving average of the time between submits */
 	bool closing, started;
 	atomic_bool failed;
 	char fail_msg[256];
@@ -694,9 +696,11 @@ static void *writer_main(void *arg)
 		 * commit first waits up to commit-delay from its oldest snapshot for
 		 * as many as the last commit took (at least 2): hosts that trickle in
 		 * then share an fsync, while clients that wait for their answer
-		 * (fewer than the last commit took) do not wait for the delay.
+		 * (fewer than the last commit took) do not wait for the delay. When
+		 * requests come further apart than the delay, waiting would gain
+		 * nothing and is skipped.
 		 */
-		while (db->head && !db->closing &&
+		while (db->head && !db->closing && db->gap_ms < (double)db->cfg->commit_delay_ms &&
 		       db->queued < (uint64_t)(db->last_taken > 2 ? db->last_taken : 2) &&
 		       db->queued < (uint64_t)db->cfg->batch_max &&
 		       (now = mono_ms()) < db->head->queued_ms + (int64_t)db->cfg->commit_delay_ms)
@@ -751,6 +755,12 @@ int db_submit(struct store_db *db, struct ingest_job *job)
 	} else {
 		job->next = NULL;
 		job->queued_ms = mono_ms();
+		if (db->last_submit_ms) {
+			double gap = (double)(job->queued_ms - db->last_submit_ms);
+
+			db->gap_ms += ((gap < 60000 ? gap : 60000) - db->gap_ms) / 8;
+		}
+		db->last_submit_ms = job->queued_ms;
 		if (db->tail)
 			db->tail->next = job;
 		else
