@@ -147,11 +147,6 @@ static const struct lru_set_def *find_def(const char *name, size_t len)
 	return lru_set_find(defs, NR_DEFS, name, len);
 }
 
-const char *config_fmt_ms(uint64_t ms, char *buf, size_t size)
-{
-	return lru_set_fmt_ms(ms, buf, size);
-}
-
 /* ---- loading ----------------------------------------------------------------- */
 
 void config_release(struct config *cfg)

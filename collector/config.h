@@ -126,7 +126,5 @@ void config_diff(const struct config *a, const struct config *b,
 int config_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,
 			struct lru_error *err);
 
-/* "2m", "90s", "1500ms": the shortest exact form, parseable back. */
-const char *config_fmt_ms(uint64_t ms, char *buf, size_t size);
 
 #endif

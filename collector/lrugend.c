@@ -680,8 +680,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_info("lrugend " LRUGEN_VERSION " running: interval %s (phase %s), store %s, metrics %s",
-		 config_fmt_ms(d.cfg.interval_ms, iv, sizeof(iv)),
-		 config_fmt_ms(d.jitter_ms, ph, sizeof(ph)), d.cfg.store[0] ? d.cfg.store : "none",
+		 lru_set_fmt_ms(d.cfg.interval_ms, iv, sizeof(iv)),
+		 lru_set_fmt_ms(d.jitter_ms, ph, sizeof(ph)), d.cfg.store[0] ? d.cfg.store : "none",
 		 d.cfg.listen[0] ? d.cfg.listen : "off");
 	sd_notify("READY=1");
 	rc = run_loop(&d);

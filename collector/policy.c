@@ -165,7 +165,7 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_ifa
 		st->reclaim_requested_bytes_total += asked * page;
 		log_info("reclaim '%s' node %d: %s '%s': %s idle longer than %s", m->path, lv->node,
 			 dry ? "would write" : "wrote", text, lru_fmt_bytes(asked * page, b1, sizeof(b1)),
-			 config_fmt_ms(cfg->reclaim_older_than_ms, b2, sizeof(b2)));
+			 lru_set_fmt_ms(cfg->reclaim_older_than_ms, b2, sizeof(b2)));
 		budget -= asked;
 		pages[lv->memcg] -= asked;
 		if (!budget)

@@ -1046,11 +1046,12 @@ enum where_kind {
 struct where {
 	enum where_kind kind;
 	size_t i;
-	unsigned long long n;
+	unsigned long long n;	/* memcg id, inode */
+	int node;
 	const char *path;
 };
 
-static const struct where at_snapshot = { AT_SNAPSHOT, 0, 0, NULL };
+static const struct where at_snapshot = { AT_SNAPSHOT, 0, 0, 0, NULL };
 
 static void where_text(const struct where *w, char *buf, size_t size)
 {
@@ -1065,7 +1066,7 @@ static void where_text(const struct where *w, char *buf, size_t size)
 		snprintf(buf, size, "lruvec %zu (memcg id %llu)", w->i, w->n);
 		break;
 	case AT_LRUVEC:
-		lruvec_what(buf, size, w->path, (int)w->n);
+		lruvec_what(buf, size, w->path, w->node);
 		break;
 	case AT_STATS_INDEX:
 		snprintf(buf, size, "memcg stats %zu", w->i);
@@ -1280,7 +1281,7 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	struct lru_snapshot *snap = d->snap;
 	struct lru_lruvec *lv;
 	const char *path;
-	struct where what = { AT_LRUVEC_INDEX, i, 0, NULL };
+	struct where what = { AT_LRUVEC_INDEX, i, 0, 0, NULL };
 	size_t memcg, cursor = SIZE_MAX, other;
 	uint64_t key;
 	enum lru_err rc;
@@ -1288,11 +1289,11 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	if (!lm)
 		return dfail(d, &what, "entry is missing");
 	path = str_or_blank(lm->memcg_path);
-	what = (struct where){ AT_LRUVEC_ID, i, lm->memcg_id, NULL };
+	what = (struct where){ AT_LRUVEC_ID, i, lm->memcg_id, 0, NULL };
 	rc = check_path(d, path, &what);
 	if (rc)
 		return rc;
-	what = (struct where){ AT_LRUVEC, i, (unsigned long long)lm->node, path };
+	what = (struct where){ AT_LRUVEC, i, 0, lm->node, path };
 	if (!node_ok(lm->node))
 		return dfail(d, &what, "node is out of range (0..%d)", LRU_NODE_MAX);
 	rc = get_memcg(d, lm->memcg_id, path, lm->memcg_inode, &memcg);
@@ -1316,7 +1317,7 @@ static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__
 {
 	struct lru_memcg *m;
 	const char *path;
-	struct where what = { AT_STATS_INDEX, i, 0, NULL };
+	struct where what = { AT_STATS_INDEX, i, 0, 0, NULL };
 	size_t idx;
 	enum lru_err rc;
 
@@ -1326,7 +1327,7 @@ static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__
 	rc = check_path(d, path, &what);
 	if (rc)
 		return rc;
-	what = (struct where){ AT_STATS, i, ms->memcg_inode, path };
+	what = (struct where){ AT_STATS, i, ms->memcg_inode, 0, path };
 	idx = find_by_path(d, path, ms->memcg_inode);
 	if (idx == SIZE_MAX) {
 		rc = new_memcg(d, 0, path, ms->memcg_inode, &idx);
@@ -1364,7 +1365,7 @@ static enum lru_err decode_nodes(struct decoder *d, const Lrugen__V1__HostSnapsh
 	for (i = 0; i < msg->n_nodes; i++) {
 		const Lrugen__V1__NodeMemory *nm = msg->nodes[i];
 		struct lru_node_mem *out = &snap->nodes[i];
-		const struct where what = { AT_NODE, i, 0, NULL };
+		const struct where what = { AT_NODE, i, 0, 0, NULL };
 
 		if (!nm)
 			return dfail(d, &what, "entry is missing");

@@ -6,7 +6,8 @@
 #   mkroot DIR KERNEL                 a fixture root (6.1 | 6.12) for --root
 #   private_mounts "$0" "$@"          re-run this test in a private mount namespace
 #                                     (as root), where it may mount a small tmpfs
-#   small_fs DIR SIZE                 mount a SIZE tmpfs on DIR there (0: cannot)
+#   small_fs DIR SIZE                 mount a SIZE tmpfs on DIR there; fails where
+#                                     private_mounts could not make a namespace
 #   finish                            prints "N passed, N failed"; exit status
 set -u
 : "${LRUGEN_SRC:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"

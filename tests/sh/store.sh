@@ -29,6 +29,8 @@ check_grep "a database in a missing directory: the directory is named" \
 	"$("$STORE_BIN" --db "$tmp/none/x.db" --insecure-no-auth 2>&1)"
 check_grep "a bad setting names it, the value and the range" "'threads' 0: out of range \(1 to 64\)" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --threads 0 2>&1)"
+check_grep "commit-delay is bounded" "'commit-delay' 20s: out of range \(0 to 10s\)" \
+	"$("$STORE_BIN" --db "$tmp/x.db" --commit-delay 20s 2>&1)"
 check "hash-token is SHA-256" "$(printf abc | sha256sum | cut -d' ' -f1)" \
 	"$(printf 'abc\n' | "$STORE_BIN" --hash-token)"
 
