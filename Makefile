@@ -107,8 +107,8 @@ tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 # make check: unit and shell tests under ASan and UBSan in their own build
 # directory, then (when QEMU is installed and LRUGEN_VM is not 0) the
 # real-kernel scenarios of tests/vm with the plain build on VM_KERNEL (all:
-# Debian's 6.1 and 6.12, and lrugen's patched kernel, built first when the
-# cache lacks it: ~25 min once per machine), and the fleet demo; one summary line.
+# Debian's 6.1, 6.12 and 7.3, and lrugen's patched 7.3 kernel, built first
+# when the cache lacks it), and the fleet demo; one summary line.
 CHECK_O ?= build/check
 LRUGEN_VM ?= $(if $(shell command -v qemu-system-x86_64),1,0)
 VM_KERNEL ?= all
@@ -123,7 +123,7 @@ check: all $(O)/tests/tools/pbdump
 run-tests: tests
 	$(Q)O=$(O) LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(LRUGEN_VM_BUILD) VM_KERNEL=$(VM_KERNEL) tests/run
 
-# only the QEMU scenarios: VM_KERNEL=6.1|6.12|patched|all, SCENARIOS="age wss"
+# only the QEMU scenarios: VM_KERNEL=6.1|6.12|7.3|patched|all, SCENARIOS="age wss"
 check-vm: all $(O)/tests/tools/pbdump
 	$(Q)LRUGEN_BUILD=$(abspath $(O)) VM_KERNEL=$(VM_KERNEL) tests/vm/run $(SCENARIOS)
 
@@ -132,11 +132,11 @@ kernel:
 	$(Q)kernel/build
 
 # the main job: lrugen-store, two QEMU hosts running lrugend, lrugen-top --store
-# (HEADLESS=1: print 'lrugen fleet' tables instead; VM_KERNEL=6.1|6.12|patched)
+# (HEADLESS=1: print 'lrugen fleet' tables instead; VM_KERNEL=6.1|6.12|7.3|patched)
 demo: all
 	$(Q)LRUGEN_BUILD=$(abspath $(O)) VM_KERNEL=$(DEMO_KERNEL) tests/vm/demo $(if $(filter 1,$(HEADLESS)),--headless)
 
-# one host: what the lrugen CLI sees on a stock kernel (VM_KERNEL=6.1|6.12)
+# one host: what the lrugen CLI sees on a stock kernel (VM_KERNEL=6.1|6.12|7.3)
 demo-host: all
 	$(Q)LRUGEN_BUILD=$(abspath $(O)) VM_KERNEL=$(DEMO_KERNEL) tests/vm/demo-host
 

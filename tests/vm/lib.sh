@@ -23,12 +23,16 @@ VM_FAILED=0
 
 vm_err() { echo "$*" >&2; }
 
-# vm_kernel KERNEL: fetch (or find in the cache) kernel 6.1 or 6.12, or build
-# (or find) lrugen's patched kernel (patched: kernel/build), and print its
-# cache directory (vmlinuz, config, release, modules.cpio.gz).
+# vm_kernel KERNEL: fetch (or find in the cache) kernel 6.1, 6.12 or 7.3, or
+# build (or find) lrugen's patched kernel (patched: kernel/build), and print
+# its cache directory (vmlinuz, config, release, modules.cpio.gz). An absolute
+# path is a kernel directory of that layout (a kernel of your own, for
+# experiments: VM_KERNEL=/path tests/vm/run SCENARIO).
 vm_kernel() {
 	case $1 in
 	patched) "$VM_SRC/kernel/build" ;;
+	/*) [[ -f $1/vmlinuz && -f $1/release ]] && echo "$1" ||
+		{ vm_err "vm_kernel: '$1' is not a kernel directory (vmlinuz, release, modules.cpio.gz)"; return 1; } ;;
 	*) "$VM_DIR/fetch-kernel" "$1" ;;
 	esac
 }
@@ -41,7 +45,7 @@ vm_scenario_kernels() {
 	if [[ -n $line ]]; then
 		echo "${line#*:}" | xargs
 	else
-		echo "6.1 6.12 patched"
+		echo "6.1 6.12 7.3 patched"
 	fi
 }
 
