@@ -398,6 +398,86 @@ static void test_fixture_612_lru_gen_full(void **state)
 	check_fixture("fixtures/linux-6.12/lru_gen_full.txt", exp_612_full, FULL_612);
 }
 
+/*
+ * Linux 7.3: the memcg line prints the cgroup id (the cgroup directory's
+ * inode), unpadded; the 6.12 stats line. The README's ground truth.
+ */
+static void check_fixture_73(const char *rel, bool full)
+{
+	static const uint64_t ids[] = { 1, 28, 67, 106 };
+	static const char *const paths[] = { "/", "/jobs", "/jobs/web", "/jobs/batch" };
+	struct lru_snapshot snap;
+	const struct lru_lruvec *lv;
+	size_t i;
+
+	lru_snapshot_init(&snap);
+	tu_parse_file(rel, &snap);
+	assert_int_equal(snap.nr_memcgs, 4);
+	assert_int_equal(snap.nr_lruvecs, 8);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(snap.memcgs[i].id, ids[i]);
+		assert_string_equal(snap.memcgs[i].path, paths[i]);
+	}
+	lv = lru_snapshot_find(&snap, "/jobs/web", 0, 1);
+	assert_non_null(lv);
+	assert_int_equal(gen_by_seq(lv, 3)->pages[LRU_ANON], 20245);
+	assert_int_equal(gen_by_seq(lv, 4)->pages[LRU_ANON] + gen_by_seq(lv, 5)->pages[LRU_ANON],
+			 2048 + 8439);
+	lv = lru_snapshot_find(&snap, NULL, 106, 0);
+	assert_non_null(lv);
+	assert_string_equal(lru_lruvec_memcg(&snap, lv)->path, "/jobs/batch");
+	assert_int_equal(gen_by_seq(lv, 3)->pages[LRU_ANON], 30761);
+	assert_int_equal(gen_by_seq(lv, 5)->pages[LRU_ANON], 2531);
+	if (full) {
+		assert_non_null(lv->full);
+		assert_int_equal(lv->full->walk[lv->nr_gens - 1].present, WALK_612_BITS);
+	} else {
+		assert_null(lv->full);
+	}
+	lru_snapshot_release(&snap);
+}
+
+static void test_fixture_73_lru_gen(void **state)
+{
+	(void)state;
+	check_fixture_73("fixtures/linux-7.3/lru_gen.txt", false);
+}
+
+static void test_fixture_73_lru_gen_full(void **state)
+{
+	(void)state;
+	check_fixture_73("fixtures/linux-7.3/lru_gen_full.txt", true);
+}
+
+/* cgroup ids are 64-bit inode numbers: above 2^32 and up to UINT64_MAX */
+static void test_fixture_73_wide_ids(void **state)
+{
+	static const struct { const char *id; uint64_t want; } cases[] = {
+		{ "1099511627843", 1099511627843ULL },		/* 2^40 + 67 */
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	char *text = tu_read("fixtures/linux-7.3/lru_gen.txt", NULL);
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *buf = malloc(strlen(text) + 64), *at = strstr(text, "memcg 67 ");
+		struct lru_snapshot snap;
+		const struct lru_lruvec *lv;
+
+		assert_non_null(buf);
+		assert_non_null(at);
+		sprintf(buf, "%.*smemcg %s %s", (int)(at - text), text, cases[c].id, at + 9);
+		parse_ok(&snap, buf);
+		lv = lru_snapshot_find(&snap, NULL, cases[c].want, 1);
+		assert_non_null(lv);
+		assert_string_equal(lru_lruvec_memcg(&snap, lv)->path, "/jobs/web");
+		assert_int_equal(gen_by_seq(lv, 3)->pages[LRU_ANON], 20245);
+		lru_snapshot_release(&snap);
+		free(buf);
+	}
+	free(text);
+}
+
 /* --- synthetic valid input ------------------------------------------------------ */
 
 static void test_path_with_spaces(void **state)
@@ -768,6 +848,8 @@ static void test_chunking_fixtures(void **state)
 	check_file_chunking("fixtures/linux-6.12/lru_gen.txt");
 	check_file_chunking("fixtures/linux-6.1/lru_gen_full.txt");
 	check_file_chunking("fixtures/linux-6.12/lru_gen_full.txt");
+	check_file_chunking("fixtures/linux-7.3/lru_gen.txt");
+	check_file_chunking("fixtures/linux-7.3/lru_gen_full.txt");
 }
 
 static void test_chunking_synthetic(void **state)
@@ -895,6 +977,7 @@ static void test_fixed_width_matches_general(void **state)
 	static const char *const fixtures[] = {
 		"linux-6.1/lru_gen.txt", "linux-6.1/lru_gen-idle.txt", "linux-6.1/lru_gen_full.txt",
 		"linux-6.12/lru_gen.txt", "linux-6.12/lru_gen_full.txt",
+		"linux-7.3/lru_gen.txt", "linux-7.3/lru_gen_full.txt",
 	};
 	/* widths at and past the columns, values at and past their limits */
 	static const unsigned long long values[] = {
@@ -1152,6 +1235,9 @@ int main(void)
 		cmocka_unit_test(test_fixture_61_idle),
 		cmocka_unit_test(test_fixture_612_lru_gen),
 		cmocka_unit_test(test_fixture_612_lru_gen_full),
+		cmocka_unit_test(test_fixture_73_lru_gen),
+		cmocka_unit_test(test_fixture_73_lru_gen_full),
+		cmocka_unit_test(test_fixture_73_wide_ids),
 		cmocka_unit_test(test_path_with_spaces),
 		cmocka_unit_test(test_memcg_disabled),
 		cmocka_unit_test(test_64bit_memcg_ids),
