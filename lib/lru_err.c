@@ -16,7 +16,7 @@ static const char *const lru_err_names[LRU_ERR_COUNT] = {
 	[LRU_ESTALE] = "stale snapshot",
 	[LRU_EPROTO] = "malformed protobuf message",
 	[LRU_ENOTSUP] = "not supported by this kernel",
-	[LRU_EBUSY] = "refused for now (memcg protected by memory.min)",
+	[LRU_EBUSY] = "refused for now (memory.min, or another aging in progress)",
 };
 
 const char *lru_strerror(enum lru_err code)

@@ -29,7 +29,8 @@ enum lru_err {
 	LRU_ESTALE,	/* a command was built from an outdated snapshot */
 	LRU_EPROTO,	/* a protobuf message is malformed or incomplete */
 	LRU_ENOTSUP,	/* the kernel lacks the feature (MGLRU off, no memcg) */
-	LRU_EBUSY,	/* the kernel refused for now (memcg at or below memory.min) */
+	LRU_EBUSY,	/* the kernel refused for now (memcg at or below memory.min,
+			   or another aging of the lruvec in progress) */
 	LRU_ERR_COUNT
 };
 

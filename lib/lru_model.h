@@ -109,6 +109,8 @@ struct lru_full {
 struct lru_memcg_stats {
 	uint64_t anon_bytes, file_bytes, inactive_file_bytes, current_bytes;
 	uint64_t refault_anon, refault_file;	/* workingset_refault_*, pages */
+	uint64_t thp_bytes;			/* anon_thp + file_thp + shmem_thp */
+	uint64_t file_mapped_bytes;		/* file_mapped */
 	double some_avg10, full_avg10;		/* memory.pressure, percent */
 	uint64_t some_total_us;
 };
@@ -134,6 +136,7 @@ struct lru_lruvec {
 	unsigned nr_gens;		/* 1..LRU_MAX_GENS */
 	struct lru_gen gens[LRU_MAX_GENS]; /* ascending seq, contiguous */
 	struct lru_full *full;		/* NULL unless from lru_gen_full; owned */
+	uint32_t warnings;		/* LRU_WARN_* bits (lru_warn.h) */
 };
 
 /* Per-node memory totals from /sys/devices/system/node/nodeN/meminfo, bytes. */
@@ -161,6 +164,7 @@ struct lru_host {
 	char *kernel;		/* kernel release */
 	uint64_t seq;		/* per-host sequence number */
 	uint32_t enabled;	/* lru_gen/enabled bits */
+	uint32_t warnings;	/* LRU_HOSTW_* bits (lru_warn.h) */
 	struct lru_aging aging;
 };
 

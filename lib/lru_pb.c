@@ -28,6 +28,7 @@
  * lru_pb_snapshot_from_host) and the lruvec by memcg path and node.
  */
 #include "lru_pb.h"
+#include "lru_warn.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,6 +102,7 @@ struct layout {
 	size_t tiers, tier_ptrs, counters;
 	size_t walks;
 	size_t stats, stat_ptrs;
+	size_t warn_ptrs;	/* char * of every lruvec's and the host's warning codes */
 	size_t total;
 };
 
@@ -159,6 +161,22 @@ static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m)
 	ms->pressure_some_avg10 = m->stats.some_avg10;
 	ms->pressure_full_avg10 = m->stats.full_avg10;
 	ms->pressure_some_total_us = m->stats.some_total_us;
+	ms->thp_bytes = m->stats.thp_bytes;
+}
+
+/* Point names[] at the codes of mask (static strings); returns how many. */
+static size_t put_warnings(char **names, uint32_t mask, bool host)
+{
+	size_t n = 0;
+
+	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
+								: lru_warn_name(bit);
+
+		if (name)
+			names[n++] = (char *)name;
+	}
+	return n;
 }
 
 /* The read midpoint, without overflow for any pair of times. */
@@ -192,7 +210,7 @@ static enum lru_err check_lruvec(const struct lru_snapshot *snap, size_t i, size
 static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct layout *lo,
 			 struct lru_error *err)
 {
-	size_t nr_gens = 0, nr_tiers = 0, nr_walks = 0, nr_stats = 0, off = 0, i;
+	size_t nr_gens = 0, nr_tiers = 0, nr_walks = 0, nr_stats = 0, nr_warn = 0, off = 0, i;
 	unsigned g;
 	bool ok;
 
@@ -203,6 +221,7 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 		if (rc)
 			return rc;
 		nr_gens += lv->nr_gens;
+		nr_warn += (size_t)__builtin_popcount(lv->warnings);
 		if (!lv->full)
 			continue;
 		for (g = 0; g < lv->nr_gens; g++) {
@@ -212,6 +231,7 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 	}
 	for (i = 0; i < snap->nr_memcgs; i++)
 		nr_stats += snap->memcgs[i].has_stats;
+	nr_warn += (size_t)__builtin_popcount(snap->host.warnings);
 
 	ok = reserve(&off, 1, sizeof(Lrugen__V1__HostSnapshot), &lo->host) &&
 	     reserve(&off, 1, sizeof(Lrugen__V1__AgingSettings), &lo->aging) &&
@@ -226,7 +246,8 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 	     reserve(&off, nr_tiers, 2 * sizeof(Lrugen__V1__TierCounters), &lo->counters) &&
 	     reserve(&off, nr_walks, sizeof(Lrugen__V1__WalkStats), &lo->walks) &&
 	     reserve(&off, nr_stats, sizeof(Lrugen__V1__MemcgStats), &lo->stats) &&
-	     reserve(&off, nr_stats, sizeof(void *), &lo->stat_ptrs);
+	     reserve(&off, nr_stats, sizeof(void *), &lo->stat_ptrs) &&
+	     reserve(&off, nr_warn, sizeof(char *), &lo->warn_ptrs);
 	if (!ok)
 		return where_fail(err, LRU_ENOMEM, index, "", "snapshot too large to encode");
 	lo->total = off;
@@ -245,6 +266,7 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	Lrugen__V1__TierCounters *tcs;
 	Lrugen__V1__WalkStats *walks;
 	Lrugen__V1__MemcgStats *stats, **stat_ptrs;
+	char **warn_ptrs;
 	struct layout lo = { 0 };
 	enum lru_err rc;
 	char *block;
@@ -283,6 +305,7 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	walks = (Lrugen__V1__WalkStats *)(block + lo.walks);
 	stats = (Lrugen__V1__MemcgStats *)(block + lo.stats);
 	stat_ptrs = (Lrugen__V1__MemcgStats **)(block + lo.stat_ptrs);
+	warn_ptrs = (char **)(block + lo.warn_ptrs);
 
 	*h = host_init;
 	h->host = str_or_empty(snap->host.host);
@@ -330,6 +353,11 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 		l->memcg_path = str_or_empty(m->path);
 		l->memcg_inode = m->ino;
 		l->node = lv->node;
+		l->warnings = warn_ptrs;
+		l->n_warnings = put_warnings(warn_ptrs, lv->warnings, false);
+		warn_ptrs += l->n_warnings;
+		if (!l->n_warnings)
+			l->warnings = NULL;
 		l->n_generations = lv->nr_gens;
 		l->generations = gen_ptrs;
 		for (g = 0; g < lv->nr_gens; g++) {
@@ -382,6 +410,8 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 		h->n_memcg_stats++;
 	}
 	h->memcg_stats = h->n_memcg_stats ? stat_ptrs : NULL;
+	h->n_warnings = put_warnings(warn_ptrs, snap->host.warnings, true);
+	h->warnings = h->n_warnings ? warn_ptrs : NULL;
 
 	*out = h;
 	return LRU_OK;
@@ -436,8 +466,9 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
 /* the key of field f with wire type wt; one byte for fields 1 to 15 */
 #define TAG(f, wt) ((uint8_t)((f) << 3 | (wt)))
-/* HostSnapshot.memcg_stats (field 16): a two-byte key */
+/* HostSnapshot.memcg_stats (field 16) and warnings (17): two-byte keys */
 #define MEMCG_STATS_KEY (16u << 3 | WT_LEN)
+#define HOST_WARNINGS_KEY (17u << 3 | WT_LEN)
 
 /* TierCounters and WalkStats number their fields after the model's counters. */
 _Static_assert(LRU_TC_REFAULTED == 0 && LRU_TC_EVICTED == 1 && LRU_TC_PROTECTED == 2 &&
@@ -564,10 +595,26 @@ static size_t gen_size(const struct lru_lruvec *lv, unsigned g)
 	return n;
 }
 
+/* The repeated string of warning codes in mask, with keys of key_size bytes. */
+static size_t warnings_size(uint32_t mask, bool host, size_t key_size)
+{
+	size_t n = 0;
+
+	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
+								: lru_warn_name(bit);
+
+		if (name)
+			n += key_size - 1 + len_field_size(strlen(name));
+	}
+	return n;
+}
+
 static size_t lruvec_size(const struct lru_lruvec *lv, const struct lru_memcg *m)
 {
 	size_t n = varint_field_size(m->id) + str_field_size(m->path) +
-		   varint_field_size(m->ino) + varint_field_size((uint64_t)(int64_t)lv->node);
+		   varint_field_size(m->ino) + varint_field_size((uint64_t)(int64_t)lv->node) +
+		   warnings_size(lv->warnings, false, 1);
 	unsigned g;
 
 	for (g = 0; g < lv->nr_gens; g++)
@@ -591,7 +638,7 @@ static size_t stats_size(const struct lru_memcg *m)
 	       varint_field_size(s->refault_anon) + varint_field_size(s->refault_file) +
 	       varint_field_size(s->current_bytes) + varint_field_size(s->inactive_file_bytes) +
 	       (s->some_avg10 != 0 ? 9 : 0) + (s->full_avg10 != 0 ? 9 : 0) +
-	       varint_field_size(s->some_total_us);
+	       varint_field_size(s->some_total_us) + varint_field_size(s->thp_bytes);
 }
 
 static size_t aging_size(const struct lru_aging *a)
@@ -640,6 +687,7 @@ static enum lru_err size_host(const struct lru_snapshot *snap, size_t index, siz
 	for (i = 0; i < snap->nr_memcgs; i++)
 		if (snap->memcgs[i].has_stats) /* + 1: a two-byte key */
 			n = add_sat(n, 1 + len_field_size(stats_size(&snap->memcgs[i])));
+	n = add_sat(n, warnings_size(h->warnings, true, 2));
 	*size = n;
 	return LRU_OK;
 }
@@ -804,12 +852,32 @@ static uint8_t *wr_gen(uint8_t *p, const struct lru_lruvec *lv, unsigned g)
 	return wr_gen_len_key(p, TAG(5, WT_LEN), end);
 }
 
+/* A repeated string of the warning codes in mask, last first; key as wr_varint writes it. */
+static uint8_t *wr_warnings(uint8_t *p, uint64_t key, uint32_t mask, bool host)
+{
+	for (int b = 31; b >= 0; b--) {
+		uint32_t bit = 1u << b;
+		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
+								: lru_warn_name(bit);
+		size_t n = name ? strlen(name) : 0;
+
+		if (!n)
+			continue;
+		p -= n;
+		memcpy(p, name, n);
+		p = wr_varint(p, n);
+		p = wr_varint(p, key);
+	}
+	return p;
+}
+
 /* HostSnapshot.lruvecs (12) */
 static uint8_t *wr_lruvec(uint8_t *p, const struct lru_lruvec *lv, const struct lru_memcg *m)
 {
 	uint8_t *end = p;
 	unsigned g;
 
+	p = wr_warnings(p, TAG(6, WT_LEN), lv->warnings, false);
 	for (g = lv->nr_gens; g-- > 0;)
 		p = wr_gen(p, lv, g);
 	p = wr_varint_field(p, TAG(4, WT_VARINT), (uint64_t)(int64_t)lv->node);
@@ -838,6 +906,7 @@ static uint8_t *wr_stats(uint8_t *p, const struct lru_memcg *m)
 	const struct lru_memcg_stats *s = &m->stats;
 	uint8_t *end = p;
 
+	p = wr_varint_field(p, TAG(12, WT_VARINT), s->thp_bytes);
 	p = wr_varint_field(p, TAG(11, WT_VARINT), s->some_total_us);
 	p = wr_double_field(p, TAG(10, WT_I64), s->full_avg10);
 	p = wr_double_field(p, TAG(9, WT_I64), s->some_avg10);
@@ -873,6 +942,7 @@ static uint8_t *wr_host(uint8_t *p, const struct lru_snapshot *snap)
 	uint8_t *end = p;
 	size_t i;
 
+	p = wr_warnings(p, HOST_WARNINGS_KEY, h->warnings, true);
 	for (i = snap->nr_memcgs; i-- > 0;)
 		if (snap->memcgs[i].has_stats)
 			p = wr_stats(p, &snap->memcgs[i]);
@@ -1310,6 +1380,8 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	memset(lv, 0, sizeof(*lv));
 	lv->memcg = memcg;
 	lv->node = lm->node;
+	for (size_t w = 0; w < lm->n_warnings; w++)
+		lv->warnings |= lru_warn_bit(lm->warnings[w]);
 	return decode_gens(d, lv, lm, &what);
 }
 
@@ -1347,6 +1419,7 @@ static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__
 	m->stats.some_avg10 = ms->pressure_some_avg10;
 	m->stats.full_avg10 = ms->pressure_full_avg10;
 	m->stats.some_total_us = ms->pressure_some_total_us;
+	m->stats.thp_bytes = ms->thp_bytes;
 	return LRU_OK;
 }
 
@@ -1416,6 +1489,8 @@ static enum lru_err decode_header(struct decoder *d, const Lrugen__V1__HostSnaps
 		return rc;
 	snap->host.seq = msg->seq;
 	snap->host.enabled = msg->lru_gen_enabled;
+	for (size_t w = 0; w < msg->n_warnings; w++)
+		snap->host.warnings |= lru_hostwarn_bit(msg->warnings[w]);
 	if (msg->aging) {
 		snap->host.aging.enabled = msg->aging->enabled;
 		snap->host.aging.interval_ms = msg->aging->interval_ms;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "lru_parse.h"
@@ -400,6 +401,62 @@ static bool flat_key(const char *text, const char *key, uint64_t *val)
 	return false;
 }
 
+enum lru_err lru_sys_swap_bytes(const char *root, uint64_t *bytes, struct lru_error *err)
+{
+	char *text, *line;
+	enum lru_err rc = lru_sys_read(root, "/proc/swaps", 1 << 20, &text, NULL, err);
+
+	*bytes = 0;
+	if (rc)
+		return rc == LRU_EIO ? rc : lru_fail(err, LRU_ENOENT, "cannot read /proc/swaps");
+	/* "Filename Type Size Used Priority", then one line per device */
+	for (line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		char name[256], type[32];
+		unsigned long long size;
+
+		if (sscanf(line + 1, "%255s %31s %llu", name, type, &size) == 3)
+			*bytes += size * 1024;
+	}
+	free(text);
+	return LRU_OK;
+}
+
+enum lru_err lru_sys_write_knob(const char *root, const char *abs, const char *value,
+				struct lru_error *err)
+{
+	char path[LRU_PATH_MAX];
+	struct statfs fs;
+	struct stat st;
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, e;
+
+	if (lru_sys_path(root, abs, path, sizeof(path), err))
+		return LRU_EINVAL;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		return lru_fail(err, e == ENOENT ? LRU_ENOENT : e == EACCES || e == EPERM ? LRU_EACCES
+				: LRU_EIO, "cannot open '%s': %s%s", path, strerror(e),
+				e == EACCES ? " (run as root)" : "");
+	}
+	/* sysfs files are S_ISREG too: a fixture root's regular file is not one */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !fstatfs(fd, &fs) &&
+	    fs.f_type != LRU_SYSFS_MAGIC) {
+		close(fd);
+		return lru_fail(err, LRU_ENOTSUP, "'%s' is a regular file, not on sysfs (a fixture root?)",
+				path);
+	}
+	n = write(fd, value, len);
+	e = errno;
+	close(fd);
+	if (n != (ssize_t)len)
+		return lru_fail(err, n < 0 && (e == EACCES || e == EPERM) ? LRU_EACCES : LRU_EIO,
+				"writing '%s' to '%s': %s", value, path,
+				n < 0 ? strerror(e) : "short write");
+	return LRU_OK;
+}
+
 void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m)
 {
 	struct lru_memcg_stats *st = &m->stats;
@@ -413,6 +470,14 @@ void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m)
 	flat_key(text, "inactive_file", &st->inactive_file_bytes);
 	flat_key(text, "workingset_refault_anon", &st->refault_anon);
 	flat_key(text, "workingset_refault_file", &st->refault_file);
+	flat_key(text, "file_mapped", &st->file_mapped_bytes);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const thp[] = { "anon_thp", "file_thp", "shmem_thp" };
+		uint64_t v = 0;
+
+		if (flat_key(text, thp[i], &v))
+			st->thp_bytes += v;
+	}
 	free(text);
 	m->has_stats = true;
 	if (!memcg_file(root, m->path, "memory.current", &text, NULL)) {

@@ -26,6 +26,9 @@
 #define LRU_PATH_BOOT_ID "/proc/sys/kernel/random/boot_id"
 #define LRU_PATH_HOSTNAME "/proc/sys/kernel/hostname"
 
+/* f_type of sysfs (linux/magic.h): its files are S_ISREG, like a fixture's */
+#define LRU_SYSFS_MAGIC 0x62656572
+
 /* lru_gen/enabled bits */
 #define LRU_ENABLED_CORE 0x1
 #define LRU_ENABLED_MM_WALK 0x2
@@ -55,6 +58,15 @@ enum lru_err lru_sys_read_line(const char *root, const char *abs, char *buf, siz
 enum lru_err lru_sys_read_snapshot(const char *root, enum lru_source src,
 				   struct lru_snapshot *snap, struct lru_error *err);
 
+/*
+ * Write value to a sysfs knob (abs under root) with one write(2). A
+ * fixture's regular file (not on sysfs) is refused with LRU_ENOTSUP and left
+ * as it is; LRU_ENOENT for a missing file, LRU_EACCES without permission,
+ * LRU_EIO when the kernel refused the value.
+ */
+enum lru_err lru_sys_write_knob(const char *root, const char *abs, const char *value,
+				struct lru_error *err);
+
 /* /sys/kernel/mm/lru_gen/enabled as a number ("0x0007" -> 7). */
 enum lru_err lru_sys_read_enabled(const char *root, unsigned *bits, struct lru_error *err);
 
@@ -73,6 +85,12 @@ enum lru_err lru_sys_read_host(const char *root, struct lru_snapshot *snap,
 			       struct lru_error *err);
 
 /*
+ * Total swap space in bytes from ROOT/proc/swaps (the Size column, KiB);
+ * LRU_ENOENT when the file cannot be read.
+ */
+enum lru_err lru_sys_swap_bytes(const char *root, uint64_t *bytes, struct lru_error *err);
+
+/*
  * Set each memcg's ino from the cgroupfs directory of its path
  * (cgroup_root/PATH); memcgs whose directory is gone keep 0.
  */
@@ -88,8 +106,9 @@ enum lru_err lru_sys_numa_stat(const char *root, const char *memcg_path, const c
 
 /*
  * Fill m->stats from the memcg's memory.stat (anon, file, inactive_file,
- * workingset_refault_anon/file), memory.current and memory.pressure; sets
- * has_stats when memory.stat was readable.
+ * workingset_refault_anon/file, anon_thp + file_thp + shmem_thp),
+ * memory.current and memory.pressure; sets has_stats when memory.stat was
+ * readable.
  */
 void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m);
 

@@ -4,8 +4,8 @@
  *
  *	{"host", "boot_id", "seq", "kernel", "taken_at_ms", "read_start_ms",
  *	 "read_end_ms", "birth_error_ms", "page_size", "source", "enabled",
- *	 "duplicates_dropped", "aging": {...}, "nodes": [...],
- *	 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node",
+ *	 "duplicates_dropped", "warnings", "aging": {...}, "nodes": [...],
+ *	 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node", "warnings",
  *	              "generations": [{"seq", "age_ms", "birth_ms", "anon_pages",
  *	                               "file_pages", "tiers"}]}],
  *	 "memcg_stats": [{"memcg", "memcg_inode", "anon_bytes", ...}]}
@@ -16,6 +16,22 @@
 #include <jansson.h>
 
 #include "lru_model.h"
+#include "lru_warn.h"
+
+/* Warning codes of mask as a JSON array (lru_warn.h). */
+static json_t *snapjson_warnings(uint32_t mask, bool host)
+{
+	json_t *arr = json_array();
+
+	for (int b = 0; b < 32; b++) {
+		const char *name = !(mask & (1u << b)) ? NULL : host ? lru_hostwarn_name(1u << b)
+								       : lru_warn_name(1u << b);
+
+		if (name)
+			json_array_append_new(arr, json_string(name));
+	}
+	return arr;
+}
 
 static json_t *snapjson_str(const char *s)
 {
@@ -55,6 +71,7 @@ static json_t *snapjson(const struct lru_snapshot *s)
 	json_object_set_new(o, "source", json_integer(s->source));
 	json_object_set_new(o, "enabled", json_integer(s->host.enabled));
 	json_object_set_new(o, "duplicates_dropped", json_integer(s->nr_duplicates));
+	json_object_set_new(o, "warnings", snapjson_warnings(s->host.warnings, true));
 	json_object_set_new(aging, "enabled", json_boolean(a->enabled));
 	json_object_set_new(aging, "interval_ms", json_integer(a->interval_ms));
 	json_object_set_new(aging, "jitter_ms", json_integer(a->jitter_ms));
@@ -79,6 +96,7 @@ static json_t *snapjson(const struct lru_snapshot *s)
 		json_object_set_new(l, "memcg_id", json_integer((json_int_t)m->id));
 		json_object_set_new(l, "memcg_inode", json_integer((json_int_t)m->ino));
 		json_object_set_new(l, "node", json_integer(lv->node));
+		json_object_set_new(l, "warnings", snapjson_warnings(lv->warnings, false));
 		for (unsigned g = 0; g < lv->nr_gens; g++)
 			json_array_append_new(gens, snapjson_gen(lv, g));
 		json_object_set_new(l, "generations", gens);
@@ -100,6 +118,7 @@ static json_t *snapjson(const struct lru_snapshot *s)
 		json_object_set_new(st, "refault_file", json_integer((json_int_t)m->stats.refault_file));
 		json_object_set_new(st, "current_bytes", json_integer((json_int_t)m->stats.current_bytes));
 		json_object_set_new(st, "pressure_some_avg10", json_real(m->stats.some_avg10));
+		json_object_set_new(st, "thp_bytes", json_integer((json_int_t)m->stats.thp_bytes));
 		json_array_append_new(stats, st);
 	}
 	json_object_set_new(o, "memcg_stats", stats);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lru_pb.h"
+#include "lru_warn.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -69,6 +70,7 @@ static void assert_memcg_equal(const struct lru_memcg *a, const struct lru_memcg
 	assert_true(a->stats.some_avg10 == b->stats.some_avg10);
 	assert_true(a->stats.full_avg10 == b->stats.full_avg10);
 	assert_int_equal(a->stats.some_total_us, b->stats.some_total_us);
+	assert_int_equal(a->stats.thp_bytes, b->stats.thp_bytes);
 }
 
 /* Every field of two snapshots, memcgs in the same order. */
@@ -82,6 +84,7 @@ static void assert_snapshot_equal(const struct lru_snapshot *a, const struct lru
 	assert_str_eq_null(a->host.kernel, b->host.kernel);
 	assert_int_equal(a->host.seq, b->host.seq);
 	assert_int_equal(a->host.enabled, b->host.enabled);
+	assert_int_equal(a->host.warnings, b->host.warnings);
 	assert_int_equal(a->host.aging.enabled, b->host.aging.enabled);
 	assert_int_equal(a->host.aging.interval_ms, b->host.aging.interval_ms);
 	assert_int_equal(a->host.aging.jitter_ms, b->host.aging.jitter_ms);
@@ -113,6 +116,7 @@ static void assert_snapshot_equal(const struct lru_snapshot *a, const struct lru
 
 		assert_int_equal(x->memcg, y->memcg);
 		assert_int_equal(x->node, y->node);
+		assert_int_equal(x->warnings, y->warnings);
 		assert_int_equal(x->nr_gens, y->nr_gens);
 		for (g = 0; g < x->nr_gens; g++)
 			assert_gen_equal(&x->gens[g], &y->gens[g]);
@@ -227,10 +231,12 @@ static void make_rich(struct lru_snapshot *snap)
 	snap->memcgs[m].stats = (struct lru_memcg_stats){
 		.anon_bytes = 1, .file_bytes = 2, .inactive_file_bytes = 3, .current_bytes = 4,
 		.refault_anon = 5, .refault_file = 6, .some_avg10 = 1.25, .full_avg10 = 0.5,
-		.some_total_us = 7,
+		.some_total_us = 7, .thp_bytes = 8,
 	};
+	snap->host.warnings = LRU_HOSTW_DAMON;
 	assert_int_equal(lru_snapshot_add_lruvec(snap, m, 0, &l, &err), LRU_OK);
 	lv = &snap->lruvecs[l];
+	lv->warnings = LRU_WARN_THP_UNAGED;
 	lv->nr_gens = 4;
 	for (g = 0; g < 4; g++) {
 		lv->gens[g].seq = 40 + g;
@@ -531,7 +537,13 @@ static void test_host_message_rich_fields(void **state)
 	assert_true(msg->memcg_stats[0]->pressure_some_avg10 == 1.25);
 	assert_true(msg->memcg_stats[0]->pressure_full_avg10 == 0.5);
 	assert_int_equal(msg->memcg_stats[0]->pressure_some_total_us, 7);
+	assert_int_equal(msg->memcg_stats[0]->thp_bytes, 8);
 	assert_string_equal(msg->memcg_stats[1]->memcg_path, "/idle");
+	assert_int_equal(msg->n_warnings, 1);
+	assert_string_equal(msg->warnings[0], "damon_active");
+	assert_int_equal(msg->lruvecs[0]->n_warnings, 1);
+	assert_string_equal(msg->lruvecs[0]->warnings[0], "thp_unaged");
+	assert_int_equal(msg->lruvecs[1]->n_warnings, 0);
 	lru_pb_host_free(msg);
 	lru_snapshot_release(&snap);
 }
@@ -869,7 +881,9 @@ static void make_random(struct lru_snapshot *snap, uint64_t seed, bool wild)
 		mc->stats.some_avg10 = rnd_double(&s, wild);
 		mc->stats.full_avg10 = rnd_double(&s, wild);
 		mc->stats.some_total_us = rnd_value(&s);
+		mc->stats.thp_bytes = rnd_value(&s);
 	}
+	snap->host.warnings = (uint32_t)(splitmix(&s) & LRU_HOSTW_ALL);
 
 	for (i = 0; i < nr_memcgs; i++) {
 		for (node = 0; node < 4; node++) {
@@ -883,6 +897,7 @@ static void make_random(struct lru_snapshot *snap, uint64_t seed, bool wild)
 			assert_int_equal(lru_snapshot_add_lruvec(snap, m, at, &l, &err), LRU_OK);
 			lv = &snap->lruvecs[l];
 			lv->nr_gens = 1 + (unsigned)(splitmix(&s) % LRU_MAX_GENS);
+			lv->warnings = (uint32_t)(splitmix(&s) & LRU_WARN_ALL);
 			base = rnd_value(&s);
 			if (base > UINT64_MAX - LRU_MAX_GENS)
 				base -= LRU_MAX_GENS;
