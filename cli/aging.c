@@ -4,24 +4,33 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lru_cmd.h"
+
+/* how long to re-read a lruvec that another aging is working on, and how often */
+#define AGE_WAIT_MS 2000
+#define AGE_POLL_MS 50
 
 struct aged {
 	char *path;
 	uint64_t memcg_id;
 	bool no_id;		/* memory.lru_gen: the kernel id is unknown */
 	int node;
-	uint64_t old_max;	/* max_seq before our first write */
+	uint64_t old_max;	/* max_seq our command named */
 	uint64_t new_max;
+	enum lru_err wrote;	/* how the last write ended */
 	bool retried;
+	bool by_other;		/* another process made the generation */
+	bool done;
 	bool failed;
 	char msg[LRU_ERRMSG_MAX];
 };
 
 /*
- * Write an aging command for lv; records a failure in a. Returns true when the
- * failure is the host's (no access, a fixture root): no point going on.
+ * Write an aging command for lv; a->wrote records how it ended and a->msg
+ * why. Returns true when the failure is the host's (no access, a fixture
+ * root): no point going on.
  */
 static bool age_one(struct cli *cli, const struct lru_snapshot *s, const struct lru_lruvec *lv,
 		    bool can_swap, bool force_scan, struct aged *a, struct lru_error *err)
@@ -30,13 +39,104 @@ static bool age_one(struct cli *cli, const struct lru_snapshot *s, const struct 
 	int kerr;
 
 	lru_error_clear(err);
-	if (lru_cmd_age(s, lv, can_swap, force_scan, &cmd, err) ||
-	    cli_write_cmd(cli, s, lv, &cmd, &kerr, err)) {
-		a->failed = err->code != LRU_ESTALE;	/* stale: the re-read retries it */
-		snprintf(a->msg, sizeof(a->msg), "%s", err->msg);
-		return err->code == LRU_EACCES || err->code == LRU_ENOTSUP || err->code == LRU_ENOENT;
+	a->wrote = lru_cmd_age(s, lv, can_swap, force_scan, &cmd, err);
+	if (!a->wrote)
+		a->wrote = cli_write_cmd(cli, s, lv, &cmd, &kerr, err);
+	if (!a->wrote)
+		return false;
+	snprintf(a->msg, sizeof(a->msg), "%s", err->msg);
+	return err->code == LRU_EACCES || err->code == LRU_ENOTSUP || err->code == LRU_ENOENT;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/*
+ * Take one step for a (not done) from max_seq re-read in lv, as
+ * lru_cmd_age_step() decides; writes again for LRU_AGE_RETRY. Returns the
+ * step, or -1 when a retry failed for the host's reason (err set).
+ */
+static int step_one(struct cli *cli, const struct lru_snapshot *s, const struct lru_lruvec *lv,
+		    bool can_swap, bool force_scan, struct aged *a, bool timed_out,
+		    struct lru_error *err)
+{
+	enum lru_age_step step;
+
+	a->new_max = lru_lruvec_max_seq(lv);
+	step = lru_cmd_age_step(a->wrote, a->retried, a->old_max, a->new_max);
+	switch (step) {
+	case LRU_AGE_BY_OTHER:
+		a->by_other = true;
+		/* fall through */
+	case LRU_AGE_CREATED:
+		a->done = true;
+		break;
+	case LRU_AGE_RETRY:
+		a->retried = true;
+		if (age_one(cli, s, lv, can_swap, force_scan, a, err))
+			return -1;
+		break;
+	case LRU_AGE_WAIT:
+		if (!timed_out)
+			break;
+		a->done = a->failed = true;
+		if (a->wrote)	/* a->msg holds the kernel's refusal */
+			snprintf(a->msg, sizeof(a->msg),
+				 "memcg '%s' node %d: another aging of this lruvec was in progress, "
+				 "but max_seq is still %" PRIu64 " %d s later",
+				 a->path, a->node, a->new_max, AGE_WAIT_MS / 1000);
+		else
+			snprintf(a->msg, sizeof(a->msg),
+				 "memcg '%s' node %d: max_seq is still %" PRIu64 " after two writes "
+				 "and %d s", a->path, a->node, a->new_max, AGE_WAIT_MS / 1000);
+		break;
+	case LRU_AGE_FAILED:
+		a->done = a->failed = true;
+		break;
 	}
-	return false;
+	return (int)step;
+}
+
+static void report_one(const struct aged *a, bool quiet, json_t *report)
+{
+	if (a->failed)
+		cli_err("%s", a->msg);
+	else if (!quiet)
+		printf("%-40s node %d: generation %" PRIu64 " created%s%s\n", a->path, a->node,
+		       a->old_max + 1,
+		       a->by_other ? " (aged by another process)"
+		       : a->retried ? " (retried: the kernel did not age on the first write)" : "",
+		       !a->by_other && a->new_max > a->old_max + 1 ? " (someone else aged it too)"
+		       : "");
+	if (report) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "memcg", json_string(a->path));
+		json_object_set_new(o, "memcg_id", a->no_id ? json_null()
+				    : json_integer((json_int_t)a->memcg_id));
+		json_object_set_new(o, "node", json_integer(a->node));
+		json_object_set_new(o, "old_max_seq", json_integer((json_int_t)a->old_max));
+		json_object_set_new(o, "new_max_seq", json_integer((json_int_t)a->new_max));
+		json_object_set_new(o, "created", json_boolean(!a->failed));
+		json_object_set_new(o, "retried", json_boolean(a->retried));
+		json_object_set_new(o, "aged_by_other", json_boolean(a->by_other));
+		if (a->failed)
+			json_object_set_new(o, "error", json_string(a->msg));
+		json_array_append_new(report, o);
+	}
 }
 
 int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool force_scan,
@@ -46,7 +146,8 @@ int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool f
 	struct aged *list = NULL;
 	struct lru_error err;
 	size_t n = 0, i, failed = 0;
-	int rc, round;
+	int64_t deadline;
+	int rc;
 
 	lru_snapshot_init(&s);
 	rc = cli_load(cli, &s);
@@ -89,71 +190,49 @@ int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool f
 		}
 		goto out;
 	}
-	/* re-read; retry once where max_seq did not move (we wrote a stale seq) */
-	for (round = 0; round < 2; round++) {
-		bool retry = false;
+	/*
+	 * Re-read until every lruvec is settled. A write that succeeded without
+	 * aging is written once more (at once); one the kernel refused because
+	 * another aging was at work is never written again, only re-read until
+	 * that aging shows, for at most AGE_WAIT_MS.
+	 */
+	deadline = monotonic_ms() + AGE_WAIT_MS;
+	for (;;) {
+		bool timed_out = monotonic_ms() >= deadline, waiting = false, again = false;
 
 		lru_snapshot_release(&s);
 		rc = cli_load(cli, &s);
 		if (rc)
 			goto out;
 		for (i = 0; i < n; i++) {
-			const struct lru_lruvec *lv = lru_snapshot_find(&s, list[i].path, 0, list[i].node);
+			const struct lru_lruvec *lv;
+			int step;
 
+			if (list[i].done)
+				continue;
+			lv = lru_snapshot_find(&s, list[i].path, 0, list[i].node);
 			if (!lv) {
-				list[i].failed = true;
+				list[i].done = list[i].failed = true;
 				snprintf(list[i].msg, sizeof(list[i].msg), "memcg '%s' node %d disappeared",
 					 list[i].path, list[i].node);
 				continue;
 			}
-			list[i].new_max = lru_lruvec_max_seq(lv);
-			if (list[i].new_max > list[i].old_max || list[i].retried || list[i].failed)
-				continue;
-			if (round == 0) {
-				list[i].retried = true;
-				list[i].old_max = list[i].new_max;
-				if (age_one(cli, &s, lv, can_swap, force_scan, &list[i], &err)) {
-					rc = cli_fail(&err);
-					goto out;
-				}
-				retry = true;
+			step = step_one(cli, &s, lv, can_swap, force_scan, &list[i], timed_out, &err);
+			if (step < 0) {
+				rc = cli_fail(&err);
+				goto out;
 			}
+			again |= step == LRU_AGE_RETRY;
+			waiting |= step == LRU_AGE_WAIT && !list[i].done;
 		}
-		if (!retry)
+		if (!again && !waiting)
 			break;
+		if (!again)
+			sleep_ms(AGE_POLL_MS);
 	}
 	for (i = 0; i < n; i++) {
-		struct aged *a = &list[i];
-
-		if (!a->failed && a->new_max <= a->old_max) {
-			a->failed = true;
-			snprintf(a->msg, sizeof(a->msg),
-				 "memcg '%s' node %d: max_seq is still %" PRIu64 " after two attempts",
-				 a->path, a->node, a->new_max);
-		}
-		if (a->failed) {
-			failed++;
-			cli_err("%s", a->msg);
-		} else if (!quiet) {
-			printf("%-40s node %d: generation %" PRIu64 " created%s%s\n", a->path, a->node,
-			       a->old_max + 1, a->retried ? " (retried: the first read was stale)" : "",
-			       a->new_max > a->old_max + 1 ? " (someone else aged it too)" : "");
-		}
-		if (report) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "memcg", json_string(a->path));
-			json_object_set_new(o, "memcg_id", a->no_id ? json_null()
-					    : json_integer((json_int_t)a->memcg_id));
-			json_object_set_new(o, "node", json_integer(a->node));
-			json_object_set_new(o, "old_max_seq", json_integer((json_int_t)a->old_max));
-			json_object_set_new(o, "new_max_seq", json_integer((json_int_t)a->new_max));
-			json_object_set_new(o, "created", json_boolean(!a->failed));
-			json_object_set_new(o, "retried", json_boolean(a->retried));
-			if (a->failed)
-				json_object_set_new(o, "error", json_string(a->msg));
-			json_array_append_new(report, o);
-		}
+		failed += list[i].failed;
+		report_one(&list[i], quiet, report);
 	}
 	rc = failed ? CLI_FAIL : CLI_OK;
 out:

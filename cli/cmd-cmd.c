@@ -130,6 +130,11 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 					cli_err("'%s' changed nothing: max_seq is still %" PRIu64
 						" (the kernel ignores a stale MAX_SEQ)", text, before);
 					rc = CLI_REFUSED;
+				} else if (alv && c.seq < before) {
+					/* 6.14 and later age whatever seq they are given */
+					cli_warn("'%s' names a stale MAX_SEQ (%" PRIu64 "), and the kernel "
+						 "aged anyway: max_seq is now %" PRIu64, text, before,
+						 lru_lruvec_max_seq(alv));
 				}
 			}
 			lru_snapshot_release(&after);

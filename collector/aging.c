@@ -81,6 +81,12 @@ void aging_run(struct aging *a, const struct config *cfg, const struct lru_iface
 		if (lru_kwrite_open_lruvec(&w, cfg->root, snap, lv, &err) ||
 		    lru_cmd_age(snap, lv, cfg->can_swap, cfg->force_scan, &cmd, &err) ||
 		    lru_kwrite_cmd(&w, &cmd, NULL, &err)) {
+			/* EEXIST (6.14+): another aging of this lruvec is making the generation */
+			if (err.code == LRU_EBUSY) {
+				skipped++;
+				log_debug("aging '%s' node %d: %s", m->path, lv->node, err.msg);
+				continue;
+			}
 			failed++;
 			/* one debugfs file for all: no point going on; memory.lru_gen: per memcg */
 			if (err.code == LRU_ENOTSUP ||

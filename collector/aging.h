@@ -22,8 +22,10 @@
  * as failed and the others go on.
  *
  * A stale max_seq (someone aged between our read and our write) is silently
- * ignored by kernels before 6.14 and refused by others: either way the next
- * tick sees the generation and goes on; it is counted, not retried.
+ * ignored by kernels before 6.14; later kernels age anyway, and refuse with
+ * EEXIST (LRU_EBUSY) only while another aging of the same lruvec is making
+ * the generation: that lruvec counts as skipped (someone else aged it). No
+ * command is retried: the next tick sees the generation and goes on.
  */
 #ifndef AGING_H
 #define AGING_H

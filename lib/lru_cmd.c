@@ -23,6 +23,12 @@ static enum lru_err check_online(const struct lru_snapshot *snap, const struct l
 	return LRU_OK;
 }
 
+/* Does an eviction with this swappiness take pages of type t? 0: file only; max: anon only. */
+static bool evicts_type(int swappiness, enum lru_type t)
+{
+	return t == LRU_ANON ? swappiness != 0 : swappiness != LRU_SWAPPINESS_MAX;
+}
+
 enum lru_err lru_cmd_age(const struct lru_snapshot *snap, const struct lru_lruvec *lv,
 			 int can_swap, int force_scan, struct lru_cmd *cmd,
 			 struct lru_error *err)
@@ -73,14 +79,11 @@ enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
 		return lru_fail(err, LRU_ENOENT,
 				"no evictable generation of memcg '%s' node %d is older than %" PRIu64 " ms",
 				memcg_path(snap, lv), lv->node, older_than_ms);
-	for (g = 0; g <= (unsigned)last; g++) {
-		const struct lru_gen *gen = &lv->gens[g];
-
-		if (swappiness != 0 && !(gen->evicted & (1u << LRU_ANON)))
-			sum += gen->pages[LRU_ANON];
-		if (swappiness != LRU_SWAPPINESS_MAX && !(gen->evicted & (1u << LRU_FILE)))
-			sum += gen->pages[LRU_FILE];
-	}
+	for (g = 0; g <= (unsigned)last; g++)
+		for (int t = 0; t < LRU_NR_TYPES; t++)
+			if (evicts_type(swappiness, (enum lru_type)t) &&
+			    !(lv->gens[g].evicted & (1u << t)))
+				sum += lv->gens[g].pages[t];
 	cmd->op = '-';
 	cmd->cgroup = lru_memcg_uses_cgroup(snap, lru_lruvec_memcg(snap, lv));
 	cmd->memcg_id = lru_lruvec_memcg(snap, lv)->id;
@@ -94,6 +97,92 @@ enum lru_err lru_cmd_evict_older_than(const struct lru_snapshot *snap,
 	if (pages)
 		*pages = max_pages && max_pages < sum ? max_pages : sum;
 	return LRU_OK;
+}
+
+enum lru_err lru_cmd_evict_again(const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+				 uint64_t older_than_ms, int swappiness, uint64_t max_bytes,
+				 uint64_t budget_bytes, struct lru_cmd *cmd, uint64_t *pages,
+				 struct lru_error *err)
+{
+	uint64_t page = snap->page_size ? snap->page_size : 4096;
+	uint64_t cap = max_bytes && max_bytes < budget_bytes ? max_bytes : budget_bytes;
+	uint64_t n = 0;
+	enum lru_err rc;
+
+	if (!cap)
+		return lru_fail(err, LRU_ENOENT, "nothing left to ask of memcg '%s' node %d",
+				memcg_path(snap, lv), lv->node);
+	/* uncapped first: a cap forces a swappiness into the command */
+	rc = lru_cmd_evict_older_than(snap, lv, older_than_ms, swappiness, max_bytes ? cap : 0,
+				      cmd, &n, err);
+	if (!rc && !max_bytes && n * page > cap)
+		rc = lru_cmd_evict_older_than(snap, lv, older_than_ms, swappiness, cap, cmd, &n,
+					      err);
+	if (pages)
+		*pages = n;
+	return rc;
+}
+
+/* Pages of the types cmd evicts in lv's generations <= seq (old) or > seq (!old), per type. */
+static void sum_gens(const struct lru_lruvec *lv, const struct lru_cmd *cmd, bool old,
+		     uint64_t sum[LRU_NR_TYPES])
+{
+	memset(sum, 0, LRU_NR_TYPES * sizeof(*sum));
+	for (unsigned g = 0; lv && g < lv->nr_gens; g++) {
+		if ((lv->gens[g].seq <= cmd->seq) != old)
+			continue;
+		for (int t = 0; t < LRU_NR_TYPES; t++)
+			if (evicts_type(cmd->swap, (enum lru_type)t) &&
+			    !(lv->gens[g].evicted & (1u << t)))
+				sum[t] += lv->gens[g].pages[t];
+	}
+}
+
+void lru_cmd_evict_outcome(const struct lru_lruvec *before, const struct lru_lruvec *after,
+			   const struct lru_cmd *cmd, uint64_t asked,
+			   struct lru_evict_outcome *out)
+{
+	uint64_t young_before[LRU_NR_TYPES], young_after[LRU_NR_TYPES];
+	int64_t grown = 0;
+	uint64_t unfreed;
+
+	memset(out, 0, sizeof(*out));
+	sum_gens(before, cmd, false, young_before);
+	sum_gens(after, cmd, false, young_after);
+	sum_gens(after, cmd, true, out->left);
+	for (int t = 0; t < LRU_NR_TYPES; t++) {
+		out->freed[t] = (int64_t)lru_lruvec_pages(before, (enum lru_type)t) -
+				(int64_t)(after ? lru_lruvec_pages(after, (enum lru_type)t) : 0);
+		out->freed_total += out->freed[t];
+		out->left_total += out->left[t];
+		grown += (int64_t)young_after[t] - (int64_t)young_before[t];
+	}
+	/* younger generations also grow by new allocations: no more than went unfreed */
+	unfreed = out->freed_total <= 0 ? asked
+		  : (uint64_t)out->freed_total < asked ? asked - (uint64_t)out->freed_total : 0;
+	if (grown > 0)
+		out->moved = (uint64_t)grown < unfreed ? (uint64_t)grown : unfreed;
+}
+
+bool lru_evict_outcome_second_pass(const struct lru_evict_outcome *o, uint64_t asked)
+{
+	return o->left_total > 0 && o->freed_total < (int64_t)asked;
+}
+
+enum lru_age_step lru_cmd_age_step(enum lru_err write_rc, bool retried, uint64_t seq,
+				   uint64_t max_seq)
+{
+	switch (write_rc) {
+	case LRU_OK:
+		if (max_seq > seq)
+			return LRU_AGE_CREATED;
+		return retried ? LRU_AGE_WAIT : LRU_AGE_RETRY;
+	case LRU_EBUSY:
+	case LRU_ESTALE:
+		return max_seq > seq ? LRU_AGE_BY_OTHER : LRU_AGE_WAIT;
+	default:
+		return LRU_AGE_FAILED;
+	}
 }
 
 enum lru_err lru_cmd_check(const struct lru_snapshot *snap, const struct lru_cmd *cmd,

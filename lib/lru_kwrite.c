@@ -23,7 +23,8 @@ static const struct errno_map debugfs_errnos[] = {
 	{ EINVAL, LRU_EINVAL, "invalid argument (unknown memcg or node, a sequence number that is "
 			      "not current, or generations too young to evict)" },
 	{ ESTALE, LRU_ESTALE, "stale sequence number (someone aged it since the read)" },
-	{ EEXIST, LRU_ESTALE, "stale sequence number (someone aged it since the read)" },
+	/* 6.14 and later: try_to_inc_max_seq() failed, another aging got there first */
+	{ EEXIST, LRU_EBUSY, "another aging of this lruvec is in progress (or has just finished)" },
 	{ ERANGE, LRU_ERANGE, "out of range (4 generations exist: force_scan needed)" },
 	{ EPERM, LRU_EACCES, "operation not permitted (kernel lockdown, or not root)" },
 	{ EACCES, LRU_EACCES, "permission denied (run as root)" },
@@ -38,6 +39,8 @@ static const struct errno_map cgroup_errnos[] = {
 	{ ESTALE, LRU_ESTALE, "stale sequence number (someone aged it since the read)" },
 	{ EOPNOTSUPP, LRU_ENOTSUP, "MGLRU is off (turn it on with 'lrugen enable')" },
 	{ EBUSY, LRU_EBUSY, "memcg is at or below memory.min; nothing to evict" },
+	/* the 7.3 series: '+' while another aging of the lruvec walks for this seq */
+	{ EAGAIN, LRU_EBUSY, "another aging of this lruvec is in progress" },
 	{ EACCES, LRU_EACCES, "permission denied: not the owner of this cgroup (run as its "
 			      "owner or root)" },
 	{ EPERM, LRU_EACCES, "permission denied: not the owner of this cgroup (run as its "
@@ -72,9 +75,18 @@ enum lru_err lru_kwrite_errno(bool cgroup, int e, const char **why)
 	return m->code;
 }
 
-static enum lru_err classify(const struct lru_kwriter *w, int e, const char **why)
+enum lru_err lru_kwrite_cmd_errno(bool cgroup, const struct lru_cmd *cmd, int e,
+				  const char **why)
 {
-	return lru_kwrite_errno(w->cgroup, e, why);
+	enum lru_err rc = lru_kwrite_errno(cgroup, e, why);
+
+	/* lrugen checked the rest against a fresh read: the word 'max' is what is new */
+	if (rc == LRU_EINVAL && cmd && cmd->op == '-' && cmd->swap == LRU_SWAPPINESS_MAX)
+		*why = cgroup ? "invalid argument: this kernel's memory.lru_gen does not accept "
+				"swappiness 'max' (use a number 0-200)"
+			      : "invalid argument: this kernel does not accept swappiness 'max' "
+				"(Linux 6.16 and later do; use a number 0-200)";
+	return rc;
 }
 
 void lru_kwrite_init(struct lru_kwriter *w)
@@ -96,7 +108,7 @@ static enum lru_err open_path(struct lru_kwriter *w, struct lru_error *err)
 	if (w->fd < 0) {
 		int e = errno;
 
-		rc = classify(w, e, &why);
+		rc = lru_kwrite_errno(w->cgroup, e, &why);
 		return lru_fail(err, rc, "cannot open '%s' for writing: %s", w->path, why);
 	}
 	/* debugfs and cgroupfs files are S_ISREG too: tell them by filesystem */
@@ -200,7 +212,7 @@ enum lru_err lru_kwrite_cmd(struct lru_kwriter *w, const struct lru_cmd *cmd,
 	if (kernel_errno)
 		*kernel_errno = e;
 	text[strcspn(text, "\n")] = '\0';
-	rc = classify(w, e, &why);
+	rc = lru_kwrite_cmd_errno(w->cgroup, cmd, e, &why);
 	if (w->cgroup)
 		return lru_fail(err, rc, "the kernel refused '%s' on '%s': %s", text, w->path, why);
 	return lru_fail(err, rc, "the kernel refused '%s': %s", text, why);

@@ -15,8 +15,11 @@
  * FIFO without a reader: that is LRU_EIO.
  *
  * The kernel's answers, as lru_err: EINVAL (unknown memcg or node, a seq
- * that is not current, generations too young to evict) -> LRU_EINVAL;
- * ESTALE/EEXIST (stale seq) -> LRU_ESTALE; ERANGE (4 generations without
+ * that is not current, generations too young to evict, swappiness 'max'
+ * before 6.16) -> LRU_EINVAL; ESTALE (stale seq) -> LRU_ESTALE; EEXIST
+ * ('+' on 6.14 and later: another aging of the lruvec is in progress or has
+ * just made the generation; the kernel ages even a stale seq, so writing
+ * again would age twice) -> LRU_EBUSY; ERANGE (4 generations without
  * force_scan on old kernels) -> LRU_ERANGE; EPERM/EACCES (not root,
  * lockdown) -> LRU_EACCES; anything else -> LRU_EIO.
  *
@@ -37,10 +40,9 @@
 #include "lru_err.h"
 #include "lru_model.h"
 
-/* f_type of debugfs, cgroup2 and sysfs (linux/magic.h) */
+/* f_type of debugfs and cgroup2 (linux/magic.h; sysfs: lru_sys.h) */
 #define LRU_DEBUGFS_MAGIC 0x64626720
 #define LRU_CGROUP2_MAGIC 0x63677270
-#define LRU_SYSFS_MAGIC 0x62656572
 
 struct lru_kwriter {
 	int fd;
@@ -90,6 +92,14 @@ enum lru_err lru_kwrite_cmd(struct lru_kwriter *w, const struct lru_cmd *cmd,
  * means to a person (static text).
  */
 enum lru_err lru_kwrite_errno(bool cgroup, int e, const char **why);
+
+/*
+ * lru_kwrite_errno() for the errno of writing cmd (NULL: any command): an
+ * EINVAL to an eviction with swappiness 'max' says that this kernel does not
+ * take the word (debugfs before 6.16, memory.lru_gen of the kernel series).
+ */
+enum lru_err lru_kwrite_cmd_errno(bool cgroup, const struct lru_cmd *cmd, int e,
+				  const char **why);
 
 /* Close (a closed or never-opened writer with fd -1 is fine). */
 void lru_kwrite_close(struct lru_kwriter *w);

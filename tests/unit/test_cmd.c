@@ -166,6 +166,162 @@ static void test_offline_memcg_is_refused(void **state)
 	lru_snapshot_release(&s);
 }
 
+/* The one lruvec of an lru_gen text (kept in snap). */
+static const struct lru_lruvec *one_lruvec(struct lru_snapshot *snap, const char *text)
+{
+	struct lru_error err;
+
+	lru_snapshot_init(snap);
+	if (lru_parse_buf(snap, text, strlen(text), &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(snap->nr_lruvecs, 1);
+	return &snap->lruvecs[0];
+}
+
+/*
+ * Linux 7.3 with huge pages, as measured: asked 145.1 MiB (37146 pages in
+ * generations <= 4), freed 9.1 MiB (2330), most of the rest moved into the
+ * youngest generation, 4000 pages left in generation 4.
+ */
+static void test_evict_outcome_tells_freed_moved_left(void **state)
+{
+	static const char before_txt[] = "memcg 3 /jobs/web\n node 1\n"
+					 " 3 9000 20000 0\n 4 6000 17146 0\n"
+					 " 5 4000 1000 7\n 6 2000 500 0\n";
+	static const char after_txt[] = "memcg 3 /jobs/web\n node 1\n"
+					" 4 6100 4000 0\n 5 4100 1000 7\n 6 2100 31316 0\n";
+	struct lru_snapshot b, a;
+	const struct lru_lruvec *before = one_lruvec(&b, before_txt);
+	const struct lru_lruvec *after = one_lruvec(&a, after_txt);
+	struct lru_evict_outcome o;
+	struct lru_cmd c;
+	uint64_t asked;
+
+	(void)state;
+	assert_int_equal(lru_cmd_evict_older_than(&b, before, 3000, -1, 0, &c, &asked, NULL), LRU_OK);
+	assert_int_equal(c.seq, 4);
+	assert_int_equal(asked, 37146);
+	lru_cmd_evict_outcome(before, after, &c, asked, &o);
+	assert_int_equal(o.freed_total, 2330);
+	assert_int_equal(o.freed[LRU_ANON], 2330);
+	assert_int_equal(o.freed[LRU_FILE], 0);
+	assert_int_equal(o.moved, 30816);
+	assert_int_equal(o.left_total, 4000);
+	assert_int_equal(o.left[LRU_ANON], 4000);
+	assert_true(lru_evict_outcome_second_pass(&o, asked));
+
+	/* younger generations that grew by more than went unfreed: moved is capped */
+	lru_cmd_evict_outcome(before, after, &c, 10000, &o);
+	assert_int_equal(o.moved, 10000 - 2330);
+	/* swappiness 0 evicts file only: the anon pages are neither moved nor left */
+	c.swap = 0;
+	lru_cmd_evict_outcome(before, after, &c, 0, &o);
+	assert_int_equal(o.moved, 0);
+	assert_int_equal(o.left_total, 0);
+	assert_int_equal(o.freed_total, 2330);	/* freed counts every type */
+	assert_false(lru_evict_outcome_second_pass(&o, 0));
+	/* the lruvec is gone: all of it freed */
+	c.swap = -1;
+	lru_cmd_evict_outcome(before, NULL, &c, asked, &o);
+	assert_int_equal(o.freed_total, 38646 + 7);
+	assert_int_equal(o.moved + o.left_total, 0);
+	/* all asked freed and nothing left: no second pass */
+	lru_cmd_evict_outcome(before, after, &c, 2330, &o);
+	assert_false(lru_evict_outcome_second_pass(&o, 2330));
+	lru_snapshot_release(&b);
+	lru_snapshot_release(&a);
+}
+
+/* The memcg grew meanwhile: freed is negative, and growth is not "moved" beyond asked. */
+static void test_evict_outcome_memcg_grew(void **state)
+{
+	static const char before_txt[] = "memcg 3 /jobs/web\n node 1\n"
+					 " 3 9000 100 0\n 4 6000 0 0\n 5 4000 0 0\n 6 2000 0 0\n";
+	static const char after_txt[] = "memcg 3 /jobs/web\n node 1\n"
+					" 4 6100 0 0\n 5 4100 0 0\n 6 2100 5000 0\n";
+	struct lru_snapshot b, a;
+	const struct lru_lruvec *before = one_lruvec(&b, before_txt);
+	const struct lru_lruvec *after = one_lruvec(&a, after_txt);
+	struct lru_cmd c = { '-', 3, 1, 3, -1, -1, false };
+	struct lru_evict_outcome o;
+
+	(void)state;
+	lru_cmd_evict_outcome(before, after, &c, 100, &o);
+	assert_int_equal(o.freed_total, -4900);
+	assert_int_equal(o.moved, 100);
+	assert_int_equal(o.left_total, 0);
+	assert_false(lru_evict_outcome_second_pass(&o, 100));
+	lru_snapshot_release(&b);
+	lru_snapshot_release(&a);
+}
+
+/* A second pass asks for no more than the first pass asked and did not free. */
+static void test_evict_again_stays_within_budget(void **state)
+{
+	struct fx *f = *state;
+	struct lru_cmd c;
+	struct lru_error err;
+	uint64_t pages;
+
+	/* gens 3 and 4 hold 21003 pages; a budget above that needs no cap */
+	assert_int_equal(lru_cmd_evict_again(&f->s, f->web1, 3000, -1, 0, 30000 * 4096ull, &c,
+					     &pages, &err), LRU_OK);
+	assert_string_equal(fmt(&c), "- 3 1 4\n");
+	assert_int_equal(pages, 21003);
+	/* a smaller budget becomes nr_to_reclaim */
+	assert_int_equal(lru_cmd_evict_again(&f->s, f->web1, 3000, -1, 0, 500 * 4096ull, &c,
+					     &pages, &err), LRU_OK);
+	assert_string_equal(fmt(&c), "- 3 1 4 60 500\n");
+	assert_int_equal(pages, 500);
+	/* the caller's cap stays a cap, and the smaller of the two wins */
+	assert_int_equal(lru_cmd_evict_again(&f->s, f->web1, 3000, 100, 800 * 4096ull,
+					     30000 * 4096ull, &c, &pages, &err), LRU_OK);
+	assert_string_equal(fmt(&c), "- 3 1 4 100 800\n");
+	assert_int_equal(lru_cmd_evict_again(&f->s, f->web1, 3000, LRU_SWAPPINESS_MAX,
+					     800 * 4096ull, 200 * 4096ull, &c, &pages, &err), LRU_OK);
+	assert_string_equal(fmt(&c), "- 3 1 4 max 200\n");
+	assert_int_equal(pages, 200);
+	/* nothing left of the budget */
+	assert_int_equal(lru_cmd_evict_again(&f->s, f->web1, 3000, -1, 0, 0, &c, &pages, &err),
+			 LRU_ENOENT);
+}
+
+/* lrugen age's next step: never a second write after the kernel said another aging runs. */
+static void test_age_step(void **state)
+{
+	static const struct {
+		enum lru_err wrote;
+		bool retried;
+		uint64_t seq, max_seq;
+		enum lru_age_step want;
+	} cases[] = {
+		/* our write aged */
+		{ LRU_OK, false, 6, 7, LRU_AGE_CREATED },
+		{ LRU_OK, true, 6, 8, LRU_AGE_CREATED },
+		/* success without aging (6.4-6.13 while another walker runs): one retry, then wait */
+		{ LRU_OK, false, 6, 6, LRU_AGE_RETRY },
+		{ LRU_OK, true, 6, 6, LRU_AGE_WAIT },
+		/* EEXIST (6.14+) and memory.lru_gen's ESTALE: re-read only, never write again */
+		{ LRU_EBUSY, false, 6, 6, LRU_AGE_WAIT },
+		{ LRU_EBUSY, false, 6, 7, LRU_AGE_BY_OTHER },
+		{ LRU_EBUSY, true, 6, 6, LRU_AGE_WAIT },
+		{ LRU_ESTALE, false, 6, 7, LRU_AGE_BY_OTHER },
+		{ LRU_ESTALE, false, 6, 6, LRU_AGE_WAIT },
+		/* anything else failed, whatever the read says */
+		{ LRU_EINVAL, false, 6, 6, LRU_AGE_FAILED },
+		{ LRU_EIO, false, 6, 7, LRU_AGE_FAILED },
+		{ LRU_ERANGE, true, 6, 6, LRU_AGE_FAILED },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (lru_cmd_age_step(cases[i].wrote, cases[i].retried, cases[i].seq,
+				     cases[i].max_seq) != cases[i].want)
+			fail_msg("case %zu: step %d, want %d", i,
+				 (int)lru_cmd_age_step(cases[i].wrote, cases[i].retried, cases[i].seq,
+						       cases[i].max_seq), (int)cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +332,11 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_parse_and_format_round_trip),
 		cmocka_unit_test(test_offline_memcg_is_refused),
+		cmocka_unit_test(test_evict_outcome_tells_freed_moved_left),
+		cmocka_unit_test(test_evict_outcome_memcg_grew),
+		cmocka_unit_test_setup_teardown(test_evict_again_stays_within_budget, setup,
+						teardown),
+		cmocka_unit_test(test_age_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,7 +118,8 @@ static void test_errno_mapping(void **state)
 		{ true, EINVAL, LRU_EINVAL, "two youngest generations" },
 		{ true, ENODEV, LRU_ENOENT, "the cgroup was removed" },
 		{ false, EINVAL, LRU_EINVAL, "unknown memcg or node" },
-		{ false, EEXIST, LRU_ESTALE, "stale sequence number" },
+		{ false, EEXIST, LRU_EBUSY, "another aging of this lruvec is in progress" },
+		{ true, EEXIST, LRU_EBUSY, "another aging of this lruvec is in progress" },
 		{ false, EPERM, LRU_EACCES, "kernel lockdown" },
 		{ false, ERANGE, LRU_ERANGE, "force_scan needed" },
 	};
@@ -131,6 +132,29 @@ static void test_errno_mapping(void **state)
 			fail_msg("errno %d (cgroup %d): '%s' lacks '%s'", cases[i].e, cases[i].cgroup,
 				 why, cases[i].why);
 	}
+}
+
+/* EINVAL to an eviction with swappiness 'max' says the kernel does not take the word. */
+static void test_errno_of_max_swappiness(void **state)
+{
+	struct lru_cmd max = { '-', 3, 1, 4, LRU_SWAPPINESS_MAX, -1, false };
+	struct lru_cmd num = { '-', 3, 1, 4, 200, -1, false };
+	const char *why;
+
+	(void)state;
+	assert_int_equal(lru_kwrite_cmd_errno(false, &max, EINVAL, &why), LRU_EINVAL);
+	assert_non_null(strstr(why, "this kernel does not accept swappiness 'max'"));
+	assert_non_null(strstr(why, "Linux 6.16 and later do"));
+	max.cgroup = true;
+	assert_int_equal(lru_kwrite_cmd_errno(true, &max, EINVAL, &why), LRU_EINVAL);
+	assert_non_null(strstr(why, "memory.lru_gen does not accept swappiness 'max'"));
+	/* other errnos, other swappiness values and no command keep their meaning */
+	assert_int_equal(lru_kwrite_cmd_errno(true, &max, EBUSY, &why), LRU_EBUSY);
+	assert_non_null(strstr(why, "memory.min"));
+	assert_int_equal(lru_kwrite_cmd_errno(false, &num, EINVAL, &why), LRU_EINVAL);
+	assert_non_null(strstr(why, "unknown memcg or node"));
+	assert_int_equal(lru_kwrite_cmd_errno(false, NULL, EINVAL, &why), LRU_EINVAL);
+	assert_null(strstr(why, "'max'"));
 }
 
 /*
@@ -215,6 +239,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fifo_gets_one_command_per_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_names_command, setup, teardown),
 		cmocka_unit_test(test_errno_mapping),
+		cmocka_unit_test(test_errno_of_max_swappiness),
 		cmocka_unit_test_setup_teardown(test_commands_go_to_their_file, setup, teardown),
 	};
 
