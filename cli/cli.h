@@ -18,6 +18,7 @@
 #include "lru_err.h"
 #include "lru_iface.h"
 #include "lru_model.h"
+#include "lru_warn.h"
 
 /* exit codes, documented in lrugen --help */
 enum cli_exit {
@@ -35,6 +36,7 @@ struct cli {
 	enum lru_iface_mode iface_mode;	/* --interface, else $LRUGEN_INTERFACE */
 	bool iface_chosen;	/* iface is filled (by the first cli_load) */
 	struct lru_iface iface;	/* the interface in use and why */
+	struct lru_damon damon;	/* DAMON monitors seen by the last cli_load */
 };
 
 struct cli_cmd {
@@ -120,6 +122,23 @@ int cli_set_interface(struct cli *cli, const char *name, const char *from);
  */
 int cli_load(struct cli *cli, struct lru_snapshot *snap);
 
+/*
+ * Accuracy warnings (lru_warn.h): cli_load() sets them on the snapshot.
+ * cli_warnings_json() is a JSON array of codes ([] for none);
+ * cli_warning_notes() prints one footnote per code in mask, with marker
+ * (what the table marks a bound with) in front.
+ */
+json_t *cli_warnings_json(uint32_t mask, bool host);
+void cli_warning_notes(uint32_t mask, const char *marker);
+
+/*
+ * Before lrugen ages: where damon_stat runs and this kernel's aging cannot
+ * see the accesses it clears, turn it off (lru_damon_stat_off), saying so on
+ * stderr, unless keep; with keep, or when it cannot be turned off, warn.
+ * Other DAMON monitors are the operator's: only warned about.
+ */
+void cli_before_aging(struct cli *cli, bool keep);
+
 /* A memcg's kernel id as JSON: null where the interface has none (memory.lru_gen). */
 json_t *cli_memcg_id_json(const struct lru_snapshot *snap, const struct lru_memcg *m);
 /* Warn on stderr when MGLRU is off; returns true when it is on. */
@@ -141,10 +160,15 @@ int cli_parse_u64(const char *opt, const char *arg, uint64_t *v);
 
 /*
  * Age every selected lruvec once (aging.c): write "+ id node max_seq
- * can_swap force_scan", re-read, and retry once those whose max_seq did not
- * move (a stale read). Offline memcgs (id 0) are skipped. Prints one line per
- * lruvec unless quiet; appends one object per lruvec to report when not
- * NULL. Returns an exit code.
+ * can_swap force_scan", re-read, and write once more only where the write
+ * succeeded and max_seq did not move (older kernels that did not age). Where
+ * the kernel refused because another aging of the lruvec was in progress
+ * (EEXIST, 6.14 and later) nothing is written again: it re-reads for up to
+ * 2 s until max_seq moves ("aged by another process") and fails the lruvec
+ * if it never does, so a read-back never makes two generations. Offline
+ * memcgs (id 0) are skipped. Prints one line per lruvec unless quiet;
+ * appends one object per lruvec to report when not NULL. Returns an exit
+ * code.
  */
 int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool force_scan,
 	    bool quiet, json_t *report);

@@ -11,7 +11,12 @@ static const char usage[] =
 	"steady interval makes generation sizes a page-age histogram.\n"
 	"\n"
 	"lrugen reads max_seq first, writes '+ MEMCG_ID NODE MAX_SEQ 1 1', reads again\n"
-	"and retries once where the read was stale, then reports what it created.\n"
+	"and reports what it created. It writes once more only where the write\n"
+	"succeeded but max_seq did not move (kernels before 6.14 ignore a stale seq);\n"
+	"where the kernel answered that another aging of the lruvec is in progress\n"
+	"(EEXIST, 6.14 and later, which age even a stale seq) it only re-reads, for\n"
+	"up to 2 s, and reports 'aged by another process' (JSON: aged_by_other), so\n"
+	"that a read-back never makes two generations.\n"
 	"\n"
 	"  --memcg PATH    only this memcg (globs allowed); --memcg-id ID by kernel id\n"
 	"  --node N|all    only NUMA node N (default all)\n"
@@ -19,7 +24,14 @@ static const char usage[] =
 	"                  hosts without swap, which leaves anon pages unaged)\n"
 	"  --no-force      force_scan=0: let the kernel skip mm's it thinks unchanged\n"
 	"                  (fails on lruvecs that already have 4 generations)\n"
-	"  --json          report as a JSON array of {memcg, node, old_max_seq, ...}\n";
+	"  --keep-damon    leave damon_stat running (see below)\n"
+	"  --json          report as a JSON array of {memcg, node, old_max_seq, ...}\n"
+	"\n"
+	"DAMON's sampling clears accessed bits, and kernels without lrugen's series\n"
+	"do not see what it cleared when they age: memory in huge pages then stays in\n"
+	"old generations although it is used. damon_stat, which Debian's 7.x kernels\n"
+	"turn on at boot, is therefore turned off before aging (said on stderr);\n"
+	"other DAMON monitors are left alone and warned about. See 'lrugen doctor'.\n";
 
 int cmd_age(struct cli *cli, int argc, char **argv)
 {
@@ -27,11 +39,12 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 		CLI_SELECT_OPTS,
 		{ "no-swap", no_argument, NULL, 's' },
 		{ "no-force", no_argument, NULL, 'f' },
+		{ "keep-damon", no_argument, NULL, 'K' },
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_select sel;
-	bool can_swap = true, force = true;
+	bool can_swap = true, force = true, keep_damon = false;
 	json_t *report = NULL;
 	int opt, rc;
 
@@ -44,6 +57,9 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 		case 'f':
 			force = false;
 			break;
+		case 'K':
+			keep_damon = true;
+			break;
 		default:
 			rc = cli_common_opt(cli, &sel, opt, usage);
 			if (rc >= 0)
@@ -52,6 +68,7 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 	}
 	if (cli_no_more_args("age", argc, argv))
 		return CLI_USAGE;
+	cli_before_aging(cli, keep_damon);
 	if (cli->json)
 		report = json_array();
 	rc = cli_age(cli, &sel, can_swap, force, cli->json, report);

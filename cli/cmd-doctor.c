@@ -24,7 +24,8 @@ static const char doctor_usage[] =
 	"Check what MGLRU telemetry needs on this host and say how to fix what is\n"
 	"missing: kernel release, CONFIG_LRU_GEN, lru_gen/enabled, the interface in\n"
 	"use (memory.lru_gen of patched kernels, or debugfs lru_gen) and why, debugfs,\n"
-	"kernel lockdown, cgroup v2 with the memory controller, root, and swap. With\n"
+	"kernel lockdown, cgroup v2 with the memory controller, root, swap, and DAMON\n"
+	"monitors that hide accesses from MGLRU's aging ('damon'). With\n"
 	"memory.lru_gen, debugfs and root matter only for the root memcg, which has\n"
 	"no such file ('rootmemcg' says whether it is included). Each finding\n"
 	"is 'ok', 'warn' or 'FAIL' with the command that fixes it. Exit code 3 when\n"
@@ -38,8 +39,12 @@ static const char enable_usage[] =
 	"young bits): with it, a forced aging of one node can hide accesses from the\n"
 	"next node's aging, so 0x0003 is the accurate setting for telemetry there.\n"
 	"Turning the core bit on moves every page and may take a moment.\n"
+	"It also turns damon_stat off where this kernel's aging cannot see the\n"
+	"accesses DAMON clears (Debian's 7.x kernels turn it on at boot; see 'lrugen\n"
+	"doctor'), unless --keep-damon.\n"
 	"\n"
-	"  --bits N   write exactly N (e.g. 0x0007, 3, or n to turn MGLRU off)\n";
+	"  --bits N      write exactly N (e.g. 0x0007, 3, or n to turn MGLRU off)\n"
+	"  --keep-damon  leave damon_stat running\n";
 
 enum status { ST_OK, ST_WARN, ST_FAIL, ST_INFO };
 static const char *const status_names[] = { "ok", "warn", "FAIL", "info" };
@@ -306,6 +311,40 @@ static void check_mounts_and_access(struct doctor *d)
 	free(mounts);
 }
 
+/*
+ * DAMON clears accessed bits on every sample; a kernel whose aging does not
+ * see what it cleared (lru_warn.h) then keeps used huge pages in old
+ * generations: thp_unaged in wss and snapshots.
+ */
+static void check_damon(struct doctor *d)
+{
+	struct lru_damon dm;
+	char who[128], fix[256];
+
+	lru_damon_read(d->cli->root, &dm);
+	if (!lru_damon_active(&dm)) {
+		finding(d, "damon", ST_OK, NULL, "no DAMON monitor runs");
+		return;
+	}
+	lru_damon_describe(&dm, who, sizeof(who));
+	if (lru_warn_kernel_sees_young(d->cli->root)) {
+		finding(d, "damon", ST_OK, NULL,
+			"%s runs; this kernel's aging sees the accesses DAMON clears (lrugen's "
+			"series)", who);
+		return;
+	}
+	snprintf(fix, sizeof(fix), "%s%s",
+		 dm.stat ? "echo N > " LRU_PATH_DAMON_STAT " (lrugen age, lrugen enable and "
+			   "lrugend do it; at boot: damon_stat.enabled=N)"
+			 : "stop the DAMON monitors (damon_reclaim, damon_lru_sort: their "
+			   "'enabled' parameters; sysfs kdamonds: echo off > .../state)",
+		 "; or run lrugen's patched kernel");
+	finding(d, "damon", ST_WARN, fix,
+		"%s runs: DAMON clears accessed bits that this kernel's MGLRU aging does not "
+		"see, so memory in huge pages reads colder than it is (thp_unaged) and "
+		"eviction moves it to young generations instead of freeing it", who);
+}
+
 static void check_root_and_swap(struct doctor *d)
 {
 	char *swaps = NULL, *nl;
@@ -359,6 +398,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	check_interface(&d);
 	check_mounts_and_access(&d);
 	check_root_and_swap(&d);
+	check_damon(&d);
 	if (d.json) {
 		rc = cli_json_out(d.json);
 		if (rc)
@@ -372,47 +412,19 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 
 static int write_enabled(struct cli *cli, const char *value, struct lru_error *err)
 {
-	char path[LRU_PATH_MAX];
-	struct statfs fs;
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (lru_sys_path(cli->root, LRU_PATH_ENABLED, path, sizeof(path), err))
-		return -1;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		lru_fail(err, errno == ENOENT ? LRU_ENOENT : LRU_EACCES, "cannot open '%s': %s%s", path,
-			 strerror(errno), errno == EACCES ? " (run as root)" : "");
-		return -1;
-	}
-	/* sysfs files are S_ISREG too: a fixture root's regular file is not one */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !fstatfs(fd, &fs) &&
-	    fs.f_type != LRU_SYSFS_MAGIC) {
-		lru_fail(err, LRU_ENOTSUP, "'%s' is a regular file, not on sysfs (a fixture root?)",
-			 path);
-		close(fd);
-		return -1;
-	}
-	n = write(fd, value, strlen(value));
-	if (n != (ssize_t)strlen(value)) {
-		lru_fail(err, LRU_EIO, "writing '%s' to '%s': %s", value, path,
-			 n < 0 ? strerror(errno) : "short write");
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
+	return lru_sys_write_knob(cli->root, LRU_PATH_ENABLED, value, err) ? -1 : 0;
 }
 
 int cmd_enable(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "bits", required_argument, NULL, 'b' },
+		{ "keep-damon", no_argument, NULL, 'K' },
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bits = NULL;
+	bool keep_damon = false;
 	struct lru_error err;
 	unsigned before = 0, after = 0;
 	char rel[128];
@@ -421,6 +433,10 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (opt == 'b') {
 			bits = optarg;
+			continue;
+		}
+		if (opt == 'K') {
+			keep_damon = true;
 			continue;
 		}
 		rc = cli_common_opt(cli, NULL, opt, enable_usage);
@@ -447,6 +463,8 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 	}
 	if (lru_sys_read_enabled(cli->root, &after, &err))
 		return cli_fail(&err);
+	if (after & LRU_ENABLED_CORE)
+		cli_before_aging(cli, keep_damon);
 	if (cli->json) {
 		json_t *o = json_object();
 

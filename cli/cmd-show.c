@@ -21,7 +21,11 @@ static const char usage[] =
 	"                  debugfs only\n"
 	"  --root DIR      read DIR/sys/kernel/debug/... instead of /\n"
 	"  --json          one JSON document (birth_ms: ms since the epoch; interface:\n"
-	"                  cgroup or debugfs; memcg_id null where memory.lru_gen has none)\n";
+	"                  cgroup or debugfs; memcg_id null where memory.lru_gen has none;\n"
+	"                  warnings: codes explained in 'lrugen wss -h')\n"
+	"\n"
+	"A node marked '!' has generations that are not the truth (a warning code is\n"
+	"printed below the table; see 'lrugen wss -h').\n";
 
 static const char *const tc_names[LRU_TC_NR] = { "refaulted", "evicted", "protected",
 						 "avg_refaulted", "avg_total" };
@@ -62,6 +66,7 @@ static json_t *lruvec_json(const struct lru_snapshot *s, const struct lru_lruvec
 	json_object_set_new(o, "memcg_id", cli_memcg_id_json(s, m));
 	json_object_set_new(o, "memcg_inode", json_integer((json_int_t)m->ino));
 	json_object_set_new(o, "node", json_integer(lv->node));
+	json_object_set_new(o, "warnings", cli_warnings_json(lv->warnings, false));
 	json_object_set_new(o, "max_seq", json_integer((json_int_t)lru_lruvec_max_seq(lv)));
 	json_object_set_new(o, "anon_bytes",
 			    json_integer((json_int_t)(lru_lruvec_pages(lv, LRU_ANON) * s->page_size)));
@@ -116,6 +121,7 @@ static int show_json(const struct cli *cli, const struct lru_snapshot *s,
 		json_array_append_new(notes, json_string(cli->iface.root_note));
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "lru_gen_enabled", json_integer(s->host.enabled));
+	json_object_set_new(doc, "warnings", cli_warnings_json(s->host.warnings, true));
 	json_object_set_new(doc, "read_at_ms",
 			    json_integer(s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2));
 	json_object_set_new(doc, "birth_error_ms", json_integer(s->birth_error_ms));
@@ -151,6 +157,7 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[16];
 	size_t i, last_memcg = SIZE_MAX;
+	uint32_t warned = 0;
 	unsigned g;
 
 	printf("%-32s %4s %6s  %-12s %8s %10s %10s\n", "MEMCG", "NODE", "GEN", "BORN", "AGE",
@@ -180,8 +187,10 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 
 			if (g)
 				printf("%-32s", "");
-			printf(" %4s %6" PRIu64 "  %-12s %8s %10s%c %10s%c\n",
-			       g ? "" : (snprintf(b5, sizeof(b5), "%d", lv->node), b5), gen->seq,
+			/* a node whose generations are not the truth: "1!" */
+			if (!g)
+				snprintf(b5, sizeof(b5), "%d%s", lv->node, lv->warnings ? "!" : "");
+			printf(" %4s %6" PRIu64 "  %-12s %8s %10s%c %10s%c\n", g ? "" : b5, gen->seq,
 			       cli_fmt_clock(gen->birth_ms, b1, sizeof(b1)),
 			       lru_fmt_duration(gen->age_ms, b2, sizeof(b2)),
 			       lru_fmt_bytes(gen->pages[LRU_ANON] * s->page_size, b3, sizeof(b3)),
@@ -191,6 +200,7 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 			if (lv->full && lv->full->has_tiers[g])
 				print_tiers(lv->full->tiers[g]);
 		}
+		warned |= lv->warnings;
 	}
 	printf("\nbirth times are +/- %u ms; 'x' marks an already evicted type (lru_gen_full)\n",
 	       s->birth_error_ms);
@@ -199,6 +209,7 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 		       s->nr_duplicates);
 	if (cli->iface.root_missing)
 		printf("%s\n", cli->iface.root_note);
+	cli_warning_notes(warned, "!");
 }
 
 int cmd_show(struct cli *cli, int argc, char **argv)

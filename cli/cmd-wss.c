@@ -27,14 +27,30 @@ static const char usage[] =
 	"  --interpolate          split the generation that straddles DUR linearly\n"
 	"                         (default: count it hot, an upper bound on the WSS)\n"
 	"  --all                  also list lruvecs holding no pages\n"
+	"  --keep-damon           with --age-first: leave damon_stat running (see below)\n"
 	"  --json                 an array of rows: memcg, memcg_id, node, hot_bytes,\n"
-	"                         cold_bytes, hot_anon_bytes, hot_file_bytes, ...\n"
+	"                         cold_bytes, hot_anon_bytes, hot_file_bytes, ...,\n"
+	"                         warnings (a list of the codes below)\n"
 	"\n"
 	"unmapped_file_bytes: page cache that no process maps (read with read(2)).\n"
 	"MGLRU files such pages in the oldest generations and tracks their reuse by\n"
 	"access count (tiers), not by generation, so generation sizes call them cold\n"
 	"even when they are reread often: treat that part of cold_file_bytes as\n"
-	"unknown, and watch workingset_refault_file after reclaiming it.\n";
+	"unknown, and watch workingset_refault_file after reclaiming it.\n"
+	"\n"
+	"Warnings: a row whose figures are bounds, not measurements, says why; the\n"
+	"table marks its hot bytes '>' (at least) and cold bytes '<' (at most).\n"
+	"  thp_unaged   a DAMON monitor (damon_stat, on by default in Debian's 7.x\n"
+	"               kernels; damon_reclaim; damon_lru_sort; a sysfs kdamond)\n"
+	"               clears the accessed bits of this memcg's huge pages and this\n"
+	"               kernel's aging does not see what it cleared, so part of the\n"
+	"               hot set sits in old generations. lrugen age and lrugend turn\n"
+	"               damon_stat off; lrugen's kernel series fixes the kernel.\n"
+	"  file_unaged  this kernel (6.14 or later, without lrugen's series) keeps\n"
+	"               mapped page cache that reached the oldest generation before\n"
+	"               its first promotion there, however often it is used: the\n"
+	"               hot file bytes are a lower bound, by at most the memcg's\n"
+	"               mapped page cache (said when it maps 4 MiB or more).\n";
 
 struct row {
 	size_t lruvec;
@@ -81,6 +97,7 @@ static json_t *row_json(const struct lru_snapshot *s, const struct row *r, uint6
 	json_object_set_new(o, "generations", json_integer(lv->nr_gens));
 	json_object_set_new(o, "oldest_age_ms", json_integer(lv->gens[0].age_ms));
 	json_object_set_new(o, "youngest_age_ms", json_integer(lru_lruvec_youngest(lv)->age_ms));
+	json_object_set_new(o, "warnings", cli_warnings_json(lv->warnings, false));
 	if (r->unmapped_file >= 0) {
 		uint64_t um = (uint64_t)r->unmapped_file;
 
@@ -97,9 +114,10 @@ static json_t *row_json(const struct lru_snapshot *s, const struct row *r, uint6
 static void print_rows(const struct lru_snapshot *s, const struct row *rows, size_t n,
 		       uint64_t thr)
 {
-	char b[8][32];
+	char b[8][32], hot[40], cold[40];
 	struct lru_ws total = { { 0 }, { 0 } };
 	uint64_t unmapped_cold = 0;
+	uint32_t warned = 0;
 	size_t i;
 
 	printf("threshold %s: memory idle longer than that is cold\n\n",
@@ -113,14 +131,18 @@ static void print_rows(const struct lru_snapshot *s, const struct row *rows, siz
 		uint64_t all = lru_ws_hot(w) + lru_ws_cold(w);
 
 		lru_ws_add(&total, w);
+		warned |= lv->warnings;
+		/* a bound is marked: at least this hot, at most this cold */
+		snprintf(hot, sizeof(hot), "%s%s", lv->warnings ? ">" : "",
+			 lru_fmt_bytes(lru_ws_hot(w), b[0], 32));
+		snprintf(cold, sizeof(cold), "%s%s", lv->warnings ? "<" : "",
+			 lru_fmt_bytes(lru_ws_cold(w), b[3], 32));
 		if (rows[i].unmapped_file > 0)
 			unmapped_cold += (uint64_t)rows[i].unmapped_file < w->cold[LRU_FILE]
 						 ? (uint64_t)rows[i].unmapped_file : w->cold[LRU_FILE];
 		printf("%-32s %4d %10s %10s %10s %10s %5.0f%% %10s\n", m->path[0] ? m->path : "(none)",
-		       lv->node, lru_fmt_bytes(lru_ws_hot(w), b[0], 32),
-		       lru_fmt_bytes(w->hot[LRU_ANON], b[1], 32),
-		       lru_fmt_bytes(w->hot[LRU_FILE], b[2], 32),
-		       lru_fmt_bytes(lru_ws_cold(w), b[3], 32),
+		       lv->node, hot, lru_fmt_bytes(w->hot[LRU_ANON], b[1], 32),
+		       lru_fmt_bytes(w->hot[LRU_FILE], b[2], 32), cold,
 		       all ? 100.0 * (double)lru_ws_cold(w) / (double)all : 0.0,
 		       rows[i].unmapped_file < 0 ? "-" :
 		       lru_fmt_bytes((uint64_t)rows[i].unmapped_file, b[4], 32));
@@ -133,6 +155,7 @@ static void print_rows(const struct lru_snapshot *s, const struct row *rows, siz
 	printf("\n* UNMAPPED: page cache no process maps. MGLRU tracks its reuse by tiers, not\n"
 	       "  generations, so up to %s of the cold file bytes above may be reread often.\n",
 	       lru_fmt_bytes(unmapped_cold, b[5], 32));
+	cli_warning_notes(warned, "> <");
 }
 
 int cmd_wss(struct cli *cli, int argc, char **argv)
@@ -143,6 +166,7 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 		{ "age-first", required_argument, NULL, 'a' },
 		{ "interpolate", no_argument, NULL, 'I' },
 		{ "all", no_argument, NULL, 'A' },
+		{ "keep-damon", no_argument, NULL, 'K' },
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -152,7 +176,7 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 	struct row *rows = NULL;
 	uint64_t thr = 120000, age_first = 0;
 	enum lru_ws_mode mode = LRU_WS_STRICT;
-	bool all = false;
+	bool all = false, keep_damon = false;
 	int64_t *unmapped = NULL;
 	size_t n = 0, i, last_memcg = SIZE_MAX, nr_nodes = LRU_NODE_MAX + 1;
 	int opt, rc;
@@ -178,6 +202,9 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 		case 'A':
 			all = true;
 			break;
+		case 'K':
+			keep_damon = true;
+			break;
 		default:
 			rc = cli_common_opt(cli, &sel, opt, usage);
 			if (rc >= 0)
@@ -193,6 +220,7 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 		if (age_first < thr)
 			cli_warn("--age-first %s is shorter than the threshold: nothing can be cold yet",
 				 lru_fmt_duration(age_first, b, sizeof(b)));
+		cli_before_aging(cli, keep_damon);
 		fprintf(stderr, "lrugen: aging every lruvec, waiting %s, aging again\n",
 			lru_fmt_duration(age_first, b, sizeof(b)));
 		rc = cli_age(cli, &sel, true, true, true, NULL);

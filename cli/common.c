@@ -249,7 +249,79 @@ int cli_load(struct cli *cli, struct lru_snapshot *snap)
 		return cli_fail(&err);
 	if (snap->source != LRU_SRC_CGROUP)	/* the cgroup walk set them */
 		lru_sys_fill_inodes(cli->root, NULL, snap);
+	lru_warn_read_apply(cli->root, snap, &cli->damon);
 	return CLI_OK;
+}
+
+json_t *cli_warnings_json(uint32_t mask, bool host)
+{
+	json_t *arr = json_array();
+
+	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
+								: lru_warn_name(bit);
+
+		if (name)
+			json_array_append_new(arr, json_string(name));
+	}
+	return arr;
+}
+
+void cli_warning_notes(uint32_t mask, const char *marker)
+{
+	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		char text[512];
+		const char *p = text;
+		int col;
+
+		if (!(mask & bit) || !lru_warn_name(bit))
+			continue;
+		snprintf(text, sizeof(text), "%s (see 'lrugen doctor')", lru_warn_help(bit));
+		col = printf("%s %s:", marker, lru_warn_name(bit));
+		/* words wrapped at 80 columns, continued under the first word */
+		while (*p) {
+			size_t w = strcspn(p, " ");
+
+			if (col + 1 + (int)w > 80) {
+				printf("\n  ");
+				col = 2;
+			} else {
+				putchar(' ');
+				col++;
+			}
+			col += printf("%.*s", (int)w, p);
+			p += w;
+			p += strspn(p, " ");
+		}
+		putchar('\n');
+	}
+}
+
+void cli_before_aging(struct cli *cli, bool keep)
+{
+	struct lru_error err;
+	struct lru_damon d;
+	char who[128];
+	bool changed;
+
+	lru_damon_read(cli->root, &d);
+	if (!lru_damon_active(&d) || lru_warn_kernel_sees_young(cli->root))
+		return;
+	if (d.stat && !keep) {
+		lru_error_clear(&err);
+		if (!lru_damon_stat_off(cli->root, &changed, &err)) {
+			if (changed)
+				fprintf(stderr, "lrugen: turned damon_stat off: it clears accessed bits "
+					"this kernel's aging does not see (--keep-damon to leave it; "
+					"see 'lrugen doctor')\n");
+			d.stat = false;
+		} else {
+			cli_warn("cannot turn damon_stat off: %s", err.msg);
+		}
+	}
+	if (lru_damon_active(&d))
+		cli_warn("%s runs: memory in huge pages will read colder than it is "
+			 "(thp_unaged; see 'lrugen doctor')", lru_damon_describe(&d, who, sizeof(who)));
 }
 
 bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet)
@@ -269,7 +341,9 @@ bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet)
 
 json_t *cli_memcg_id_json(const struct lru_snapshot *snap, const struct lru_memcg *m)
 {
-	if (lru_memcg_uses_cgroup(snap, m))
+	/* cgroup ids (7.x) are 64-bit: a 32-bit index and a wrap count above it,
+	 * far from INT64_MAX; a larger one is not printed negative */
+	if (lru_memcg_uses_cgroup(snap, m) || m->id > INT64_MAX)
 		return json_null();
 	return json_integer((json_int_t)m->id);
 }

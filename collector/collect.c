@@ -7,6 +7,7 @@
 #include "log.h"
 #include "lru_select.h"
 #include "lru_sys.h"
+#include "lru_warn.h"
 
 void collect_host_name(const struct config *cfg, char *buf, size_t size)
 {
@@ -52,6 +53,54 @@ int collect_select(struct collect *c, const struct config *cfg)
 	return 0;
 }
 
+/* DAMON: turn damon_stat off (or not), and warn the snapshot (see collect.h). */
+static void collect_damon(struct collect *c, const struct config *cfg, struct lru_snapshot *snap)
+{
+	struct lru_warn_kernel k = { false, false };
+	struct lru_error err;
+	struct lru_damon d;
+	char who[128];
+	bool changed, before = c->damon_before;
+
+	lru_damon_read(cfg->root, &d);
+	if (lru_damon_active(&d) && lru_warn_kernel_sees_young(cfg->root))
+		memset(&d, 0, sizeof(d));	/* nothing to hide from this kernel */
+	if (d.stat && cfg->damon_stat == CFG_DAMON_STAT_OFF) {
+		lru_error_clear(&err);
+		if (!lru_damon_stat_off(cfg->root, &changed, &err)) {
+			if (changed)
+				log_warn("turned damon_stat off: it clears accessed bits this kernel's "
+					 "aging does not see (damon_stat = keep leaves it)");
+			d.stat = false;
+			c->last_damon_error[0] = '\0';
+		} else if (strcmp(err.msg, c->last_damon_error)) {
+			log_warn("cannot turn damon_stat off: %s", err.msg);
+			snprintf(c->last_damon_error, sizeof(c->last_damon_error), "%s", err.msg);
+		}
+	}
+	lru_damon_describe(&d, who, sizeof(who));
+	if (strcmp(who, c->last_damon)) {
+		if (who[0])
+			log_warn("DAMON monitors run (%s): lruvecs of memcgs in huge pages are marked "
+				 "thp_unaged (their hot bytes are lower bounds)", who);
+		else if (c->last_damon[0])
+			log_info("no DAMON monitor runs any more: the next aging's generations "
+				 "see every access again");
+		snprintf(c->last_damon, sizeof(c->last_damon), "%s", who);
+	}
+	c->damon_before = lru_damon_active(&d);
+	if (!lru_damon_active(&d) && before)
+		d.kdamonds = 1;	/* stopped since the last aging: its generations still lie */
+	k.two_sightings = lru_warn_kernel_two_sightings(cfg->root);
+	if (!lru_damon_active(&d) && !k.two_sightings)
+		return;
+	k.sees_young = lru_warn_kernel_sees_young(cfg->root);
+	for (size_t i = 0; !k.sees_young && i < snap->nr_memcgs; i++)
+		if (!snap->memcgs[i].has_stats)
+			lru_sys_read_memcg_stats(cfg->root, &snap->memcgs[i]);
+	lru_warn_apply(snap, &d, &k);
+}
+
 int collect_snapshot(struct collect *c, const struct config *cfg, const struct lru_aging *aging,
 		     struct lru_snapshot *snap, struct stats *st)
 {
@@ -95,6 +144,7 @@ int collect_snapshot(struct collect *c, const struct config *cfg, const struct l
 	if (cfg->memcg_stats)
 		for (size_t i = 0; i < snap->nr_memcgs; i++)
 			lru_sys_read_memcg_stats(cfg->root, &snap->memcgs[i]);
+	collect_damon(c, cfg, snap);
 	snap->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	snap->host.aging = *aging;
 	return 0;

@@ -9,6 +9,14 @@
  * (include/exclude globs, empty and dying memcgs left out), fills their
  * cgroup inode numbers and, unless memcg_stats is off, their memory.stat,
  * memory.current and memory.pressure essentials.
+ *
+ * DAMON (lru_warn.h): where a DAMON monitor runs and the kernel's aging does
+ * not see what it clears, damon_stat is turned off (setting damon_stat =
+ * off, the default; logged once) and the snapshot carries the warnings:
+ * damon_active, and thp_unaged on the lruvecs of memcgs with huge pages
+ * (their memory.stat is read for that even with memcg_stats off). They stay
+ * one tick longer than the monitor: that tick's generations were made while
+ * it ran.
  */
 #ifndef COLLECT_H
 #define COLLECT_H
@@ -26,6 +34,9 @@ struct collect {
 	struct lru_iface iface;			/* this tick's interface */
 	char last_iface[LRU_ERRMSG_MAX];	/* logged when it changes */
 	char last_root_note[LRU_ERRMSG_MAX];	/* the root memcg left out: why */
+	char last_damon[128];			/* DAMON monitors seen, logged on change */
+	char last_damon_error[LRU_ERRMSG_MAX];	/* cannot turn damon_stat off: why */
+	bool damon_before;			/* a monitor ran at the previous tick */
 };
 
 /*

@@ -26,6 +26,8 @@
 
 static const char *const mlock_names[] = { "off", "onfault", "all", NULL };
 static const char *const level_names[] = { "debug", "info", "warning", "error", NULL };
+/* in the order of enum cfg_damon_stat */
+static const char *const damon_stat_names[] = { "off", "keep", NULL };
 /* in the order of enum lru_iface_mode */
 static const char *const iface_names[] = { "auto", "cgroup", "debugfs", NULL };
 
@@ -68,6 +70,11 @@ static const struct lru_set_def defs[] = {
 	  "age with can_swap=1: scan anon pages even without swap", NULL },
 	{ "force_scan", LRU_SET_BOOL, F(force_scan), "true", 0, 0, NULL,
 	  "age with force_scan=1: scan every mm (needed once 4 generations exist)", NULL },
+	{ "damon_stat", LRU_SET_ENUM, F(damon_stat), "off", 0, 0, "off|keep",
+	  "damon_stat (on at boot in Debian's 7.x kernels) clears accessed bits that the "
+	  "aging of kernels without lrugen's series does not see, so memory in huge pages "
+	  "reads colder than it is: 'off' turns it off (logged once), 'keep' leaves it and "
+	  "marks those lruvecs thp_unaged", damon_stat_names },
 
 	{ "shipping", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
 	{ "store", LRU_SET_STRING, F(store), "", 0, 0, "URL",

@@ -32,6 +32,7 @@
 
 
 enum cfg_mlock { CFG_MLOCK_OFF = 0, CFG_MLOCK_ONFAULT, CFG_MLOCK_ALL };
+enum cfg_damon_stat { CFG_DAMON_STAT_OFF = 0, CFG_DAMON_STAT_KEEP };
 
 struct config {
 	/* collection */
@@ -48,6 +49,7 @@ struct config {
 	bool age;
 	uint64_t age_margin_ms;
 	bool can_swap, force_scan;
+	int damon_stat;			/* enum cfg_damon_stat */
 	/* shipping */
 	char *store;			/* "" = do not ship */
 	char *token_file;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "lru_warn.h"
 
 #define MAX_BUCKETS 16
 #define LINE_MAX_LEN (2 * LRU_PATH_MAX + 256)
@@ -23,6 +24,7 @@ struct mlruvec {
 	uint32_t memcg;			/* index into model->memcgs */
 	int32_t node;
 	uint32_t nr_gens;
+	uint32_t warnings;		/* LRU_WARN_* */
 	uint32_t age_ms[LRU_MAX_GENS];	/* oldest first */
 	uint64_t pages[LRU_MAX_GENS][LRU_NR_TYPES];
 };
@@ -42,6 +44,7 @@ struct model {
 	size_t nr_nodes;
 	int64_t taken_ms;
 	uint64_t seq;
+	uint32_t host_warnings;		/* LRU_HOSTW_* */
 };
 
 struct metrics {
@@ -52,7 +55,12 @@ struct metrics {
 	struct stats health;
 };
 
-enum stage { ST_MEM_HEAD, ST_MEM, ST_GEN_HEAD, ST_GEN, ST_AGE_HEAD, ST_AGE, ST_SMALL, ST_DONE };
+enum stage {
+	ST_MEM_HEAD, ST_MEM, ST_WARN_HEAD, ST_WARN, ST_GEN_HEAD, ST_GEN, ST_AGE_HEAD, ST_AGE,
+	ST_SMALL, ST_DONE
+};
+/* lruvec warning bits there are codes for (lru_warn.h) */
+#define NR_WARN_BITS ((size_t)(32 - __builtin_clz(LRU_WARN_ALL)))
 
 /* One scrape in progress. */
 struct render {
@@ -131,6 +139,7 @@ static struct model *model_build(const struct config *cfg, const struct lru_snap
 	mo->page_size = snap->page_size;
 	mo->taken_ms = snap->read_start_ms + (snap->read_end_ms - snap->read_start_ms) / 2;
 	mo->seq = snap->host.seq;
+	mo->host_warnings = snap->host.warnings;
 	mo->memcgs = calloc(snap->nr_memcgs + 1, sizeof(*mo->memcgs));
 	mo->lv = calloc(snap->nr_lruvecs + 1, sizeof(*mo->lv));
 	mo->nodes = calloc(snap->nr_nodes + 1, sizeof(*mo->nodes));
@@ -146,6 +155,7 @@ static struct model *model_build(const struct config *cfg, const struct lru_snap
 		out->memcg = (uint32_t)lv->memcg;
 		out->node = lv->node;
 		out->nr_gens = lv->nr_gens;
+		out->warnings = lv->warnings;
 		for (unsigned g = 0; g < lv->nr_gens; g++) {
 			out->age_ms[g] = lv->gens[g].age_ms;
 			for (int t = 0; t < LRU_NR_TYPES; t++)
@@ -193,6 +203,9 @@ static const char *const heads[] = {
 	[ST_MEM_HEAD] = "# HELP lrugen_memory_bytes Bytes that may have been idle at most age_le "
 			"seconds (cumulative; a generation is idle since its successor's birth).\n"
 			"# TYPE lrugen_memory_bytes gauge\n",
+	[ST_WARN_HEAD] = "# HELP lrugen_warning 1 for each lruvec and accuracy warning whose "
+			 "figures are bounds, not measurements (codes: lrugen wss --help).\n"
+			 "# TYPE lrugen_warning gauge\n",
 	[ST_GEN_HEAD] = "# HELP lrugen_generation_bytes Bytes in each generation (gen 0 is the "
 			"youngest).\n# TYPE lrugen_generation_bytes gauge\n",
 	[ST_AGE_HEAD] = "# HELP lrugen_generation_age_seconds Age of each generation (gen 0 is "
@@ -226,6 +239,12 @@ static int series_line(struct render *r, const struct mlruvec *lv)
 	char le[32];
 
 	switch (r->stage) {
+	case ST_WARN:
+		if (!(lv->warnings & (1u << r->j)) || !lru_warn_name(1u << r->j))
+			return 0;
+		return snprintf(r->line, sizeof(r->line),
+				"lrugen_warning{memcg=\"%s\",node=\"%d\",code=\"%s\"} 1\n", memcg,
+				lv->node, lru_warn_name(1u << r->j));
 	case ST_MEM: {
 		bool inf = r->k == mo->nr_buckets;
 		uint64_t pages = idle_at_most(lv, (int)r->j, inf ? UINT64_MAX : mo->le_ms[r->k]);
@@ -259,22 +278,28 @@ static bool next_line(struct render *r)
 
 		switch (r->stage) {
 		case ST_MEM_HEAD:
+		case ST_WARN_HEAD:
 		case ST_GEN_HEAD:
 		case ST_AGE_HEAD:
 			len = snprintf(r->line, sizeof(r->line), "%s", heads[r->stage]);
 			r->stage++;
 			break;
 		case ST_MEM:
+		case ST_WARN:
 		case ST_GEN:
 		case ST_AGE:
 			if (!lv) {
-				to_stage(r, r->stage == ST_MEM && mo && mo->gens ? ST_GEN_HEAD
-						: r->stage == ST_GEN ? ST_AGE_HEAD : ST_SMALL);
+				to_stage(r, r->stage == ST_MEM ? ST_WARN_HEAD
+					    : r->stage == ST_WARN && mo && mo->gens ? ST_GEN_HEAD
+					    : r->stage == ST_GEN ? ST_AGE_HEAD : ST_SMALL);
 				continue;
 			}
 			len = series_line(r, lv);
-			step(r, r->stage == ST_MEM ? mo->nr_buckets + 1 : lv->nr_gens,
-			     r->stage == ST_AGE ? 1 : LRU_NR_TYPES);
+			if (r->stage == ST_WARN)	/* j: the warning bit */
+				step(r, 1, NR_WARN_BITS);
+			else
+				step(r, r->stage == ST_MEM ? mo->nr_buckets + 1 : lv->nr_gens,
+				     r->stage == ST_AGE ? 1 : LRU_NR_TYPES);
 			break;
 		case ST_SMALL:
 		case ST_DONE:
@@ -438,6 +463,12 @@ static void render_small(struct render *r)
 		}
 		simple(r, "lrugen_snapshot_timestamp_seconds", "gauge",
 		       "Wall-clock time of the snapshot these series come from.", mo->taken_ms / 1000.0);
+		family(r, "lrugen_host_warning", "gauge",
+		       "1 for each host-level accuracy warning (damon_active: a DAMON monitor "
+		       "hides accesses from this kernel's aging).");
+		for (uint32_t bit = 1; bit && bit <= mo->host_warnings; bit <<= 1)
+			if ((mo->host_warnings & bit) && lru_hostwarn_name(bit))
+				add(r, "lrugen_host_warning{code=\"%s\"} 1\n", lru_hostwarn_name(bit));
 	}
 	for (size_t i = 0; i < sizeof(health_metrics) / sizeof(health_metrics[0]); i++) {
 		const struct health_metric *hm = &health_metrics[i];

@@ -32,6 +32,17 @@ check "show --json host" fixture-6.1 "$(jq -r .host <<<"$json")"
 json=$("$LRUGEN" show --root "$tmp/r612" --full --json --memcg-id 3 --node 0)
 check "show --full tiers" 4 "$(jq '.lruvecs[0].generations[0].tiers | length' <<<"$json")"
 check "show --full 6.12 walk" 3969 "$(jq '.lruvecs[0].generations[3].walk.leaf_total' <<<"$json")"
+# Linux 7.3: memcg ids are cgroup ids (the directory's inode), 64-bit
+mkroot "$tmp/r73" 7.3
+json=$("$LRUGEN" --root "$tmp/r73" show --json --memcg-id 67 --node 1)
+check "7.3: --memcg-id takes the cgroup id" /jobs/web "$(jq -r '.lruvecs[0].memcg' <<<"$json")"
+check "7.3: memcg_id in JSON" 67 "$(jq '.lruvecs[0].memcg_id' <<<"$json")"
+sed -i 's|^memcg 67 /jobs/web$|memcg 1099511627843 /jobs/web|' "$tmp/r73/sys/kernel/debug/lru_gen"
+json=$("$LRUGEN" --root "$tmp/r73" wss --json --memcg-id 1099511627843 --threshold 3s)
+check "7.3: a cgroup id above 2^32 selects" /jobs/web "$(jq -r '.[0].memcg' <<<"$json")"
+check "7.3: and prints whole" 1099511627843 "$(jq '.[0].memcg_id' <<<"$json")"
+check_grep "7.3: evict plans with the 64-bit id" "would write '- 1099511627843 1 4'" \
+	"$("$LRUGEN" --root "$tmp/r73" evict --memcg-id 1099511627843 --node 1 --older-than 3s --dry-run 2>&1)"
 check_rc "show unknown memcg" 2 "$LRUGEN" --root "$r61" show --memcg /nope
 check_grep "show unknown memcg message" "no memcg matches '/nope'" \
 	"$("$LRUGEN" --root "$r61" show --memcg /nope 2>&1)"
@@ -87,6 +98,38 @@ check "evict dry-run json command" "- 3 1 3 100 1024" "$(jq -r '.[0].command' <<
 check "evict dry-run json bytes" 4194304 "$(jq '.[0].asked_bytes' <<<"$json")"
 out=$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 1h --dry-run)
 check_grep "evict nothing old enough" "nothing to evict" "$out"
+# a dry run: the contract's keys, no pass written, no outcome (freed/moved/left) claimed
+json=$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --older-than 3s --dry-run --json)
+check "evict dry-run json: one object per node" 2 "$(jq length <<<"$json")"
+check "evict dry-run json keys" true \
+	"$(jq 'all(.[]; has("memcg") and has("memcg_id") and has("node") and has("command") and has("asked_bytes") and has("passes"))' <<<"$json")"
+check "evict dry-run json: no pass written" 0 "$(jq '[.[].passes] | add' <<<"$json")"
+check "evict dry-run json: no outcome" false \
+	"$(jq 'any(.[]; has("freed_bytes") or has("moved_bytes") or has("left_bytes") or has("per_pass") or has("error"))' <<<"$json")"
+check "evict dry-run json: asked 82 MiB on node 1" $((21003 * 4096)) \
+	"$(jq '.[] | select(.node == 1) | .asked_bytes' <<<"$json")"
+check "evict dry-run json: node 0 has nothing idle that long" "null 0" \
+	"$(jq -r '.[] | select(.node == 0) | "\(.command) \(.asked_bytes)"' <<<"$json")"
+check_grep "evict dry-run json: a note says why" "the generations idle that long hold no pages" \
+	"$(jq -r '.[] | select(.node == 0) | .note' <<<"$json")"
+# swappiness max is written as the word the kernel reads (6.16 and later)
+check "evict --swappiness max writes the word" "- 3 1 4 max" \
+	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s --swappiness max \
+		--dry-run --json | jq -r '.[0].command')"
+check "evict --swappiness max with a cap" "- 3 1 4 max 256" \
+	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s --swappiness max \
+		--max-bytes 1M --dry-run --json | jq -r '.[0].command')"
+out=$("$LRUGEN" evict -h)
+check_grep "evict -h teaches moved pages" "moved +now in a younger generation" "$out"
+check_grep "evict -h teaches left pages" "left +still in generations <= SEQ" "$out"
+check_grep "evict -h teaches the second pass" "second pass" "$out"
+check_grep "evict -h teaches the exit status" "exits 1 when the kernel freed less" "$out"
+check_grep "evict -h teaches the JSON keys" "moved_bytes, left_bytes and per_pass" "$out"
+check_rc "evict bad swappiness word" 2 "$LRUGEN" --root "$r61" evict --memcg /jobs/web --older-than 3s --swappiness most
+check_rc "evict --max-bytes 0" 2 "$LRUGEN" --root "$r61" evict --memcg /jobs/web --older-than 3s --max-bytes 0
+check_grep "evict --max-bytes 0 message" "^lrugen: --max-bytes 0 would evict nothing$" \
+	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --older-than 3s --max-bytes 0 2>&1)"
+check_rc "evict unknown memcg" 2 "$LRUGEN" --root "$r61" evict --memcg /nope --older-than 3s --dry-run
 check_rc "evict needs memcg" 2 "$LRUGEN" --root "$r61" evict --older-than 3s
 check_rc "evict needs older-than" 2 "$LRUGEN" --root "$r61" evict --memcg /jobs/web
 check_rc "evict bad swappiness" 2 "$LRUGEN" --root "$r61" evict --memcg /jobs/web --older-than 3s --swappiness 300
@@ -94,6 +137,12 @@ check_rc "evict refuses a fixture write" 3 "$LRUGEN" --root "$r61" evict --memcg
 check_grep "evict fixture write message" "not on debugfs" \
 	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s 2>&1)"
 check "fixture untouched" "$before" "$(md5sum <"$r61/sys/kernel/debug/lru_gen")"
+# age writes before it re-reads: a fixture root stops it at the first write, one line, exit 3
+check_rc "age refuses a fixture write" 3 "$LRUGEN" --root "$r61" age --memcg /jobs/web
+out=$("$LRUGEN" --root "$r61" age --memcg /jobs/web --json 2>&1)
+check_grep "age fixture write message" "^lrugen: .*is a regular file, not on debugfs" "$out"
+check "age fixture write: one line" 1 "$(wc -l <<<"$out")"
+check "fixture untouched by age" "$before" "$(md5sum <"$r61/sys/kernel/debug/lru_gen")"
 
 # cmd: raw commands checked against a fresh read
 check_rc "cmd too-young eviction" 4 "$LRUGEN" --root "$r61" cmd "- 3 1 5"
@@ -111,7 +160,14 @@ check "cmd dry-run" "would write '- 3 1 4'" "$("$LRUGEN" cmd --root "$r61" --dry
 json=$("$LRUGEN" --root "$r61" doctor --json)
 check "doctor mglru warns on 6.1 with 0x0007" warn "$(jq -r '.[] | select(.check == "mglru") | .status' <<<"$json")"
 check "doctor debugfs ok" ok "$(jq -r '.[] | select(.check == "debugfs") | .status' <<<"$json")"
-check "doctor swap info" info "$(jq -r '.[] | select(.check == "swap") | .status' <<<"$json")"
+check "doctor swap ok (the fixture has zram)" ok "$(jq -r '.[] | select(.check == "swap") | .status' <<<"$json")"
+# without swap: an info finding, and evict plans file pages only (the kernel
+# evicts no anon without swap)
+printf 'Filename\tType\tSize\tUsed\tPriority\n' >"$tmp/r612/proc/swaps"
+check "doctor swap info without swap" info \
+	"$("$LRUGEN" --root "$tmp/r612" doctor --json | jq -r '.[] | select(.check == "swap") | .status')"
+check_grep "evict without swap: file pages only" "no swap: file pages only" \
+	"$("$LRUGEN" --root "$tmp/r612" evict --memcg /jobs/web --older-than 3s --dry-run 2>&1)"
 check "doctor 6.12 mglru ok" ok \
 	"$("$LRUGEN" --root "$tmp/r612" doctor --json | jq -r '.[] | select(.check == "mglru") | .status')"
 echo 0x0000 >"$tmp/r612/sys/kernel/mm/lru_gen/enabled"
