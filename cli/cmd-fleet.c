@@ -37,6 +37,9 @@ static const char usage[] =
 	"Thresholds (default 2m): memory idle longer is cold. The store precomputes\n"
 	"1m 2m 5m 10m 30m 1h 6h 24h; another threshold uses the next larger one\n"
 	"(reported as 'effective'), so cold is never overstated.\n"
+	"Warnings: where a host's snapshot says its figures are bounds (thp_unaged,\n"
+	"see 'lrugen wss -h'), tables mark hot bytes and working sets '>' (at least)\n"
+	"and cold bytes and offers '<' (at most), and explain each code below.\n"
 	"Exit codes: 2 bad options or nothing matches, 3 store unreachable or token\n"
 	"refused, 1 other failures.\n";
 
@@ -248,6 +251,55 @@ static const char *bytes(json_t *o, const char *key, char *buf)
 	return lru_fmt_bytes(u64_of(o, key), buf, 32);
 }
 
+/* The lruvec warnings (LRU_WARN_*) among a row's "warnings" codes. */
+static uint32_t lv_warnings(json_t *o)
+{
+	json_t *v;
+	uint32_t mask = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(o, "warnings"), i, v)
+		mask |= lru_warn_bit(json_string_value(v));
+	return mask;
+}
+
+/* o's bytes at key, after mark where warned: a bound ('>' at least, '<' at most). */
+static const char *bound(json_t *o, const char *key, uint32_t warned, const char *mark,
+			 char buf[40])
+{
+	char b[32];
+
+	snprintf(buf, 40, "%s%s", warned ? mark : "", bytes(o, key, b));
+	return buf;
+}
+
+/*
+ * One footnote per host warning code in mask, as cli_warning_notes() writes
+ * those of lruvecs: "MARKER code: help", wrapped at 80 columns.
+ */
+static void host_notes(uint32_t mask, const char *marker)
+{
+	for (unsigned b = 0; b < 32; b++) {
+		const char *code = mask & (1u << b) ? lru_hostwarn_name(1u << b) : NULL;
+		const char *p;
+		int col;
+
+		if (!code)
+			continue;
+		col = printf("%s %s:", marker, code);
+		for (p = lru_hostwarn_help(1u << b); *p; p += strspn(p, " ")) {
+			int w = (int)strcspn(p, " ");
+
+			if (col + 1 + w > 80)
+				col = printf("\n  %.*s", w, p) - 1;	/* the newline takes no column */
+			else
+				col += printf(" %.*s", w, p);
+			p += w;
+		}
+		putchar('\n');
+	}
+}
+
 static const char *ago(int64_t now, json_t *o, const char *key, char *buf)
 {
 	json_t *v = json_object_get(o, key);
@@ -273,28 +325,55 @@ static void print_threshold(json_t *doc)
 		       "is cold\n\n", lru_fmt_duration(t, a, sizeof(a)), lru_fmt_duration(e, b, sizeof(b)));
 }
 
+/* A row's "warnings" codes comma-separated into buf (host codes first, as the store lists them). */
+static const char *codes_of(json_t *o, char *buf, size_t size)
+{
+	size_t i, used = 0;
+	json_t *v;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(o, "warnings"), i, v)
+		if (json_is_string(v) && used < size)
+			used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "",
+						 json_string_value(v));
+	return buf;
+}
+
 static void print_hosts(json_t *doc)
 {
 	int64_t now = json_integer_value(json_object_get(doc, "now_ms"));
-	json_t *rows = json_object_get(doc, "hosts"), *r;
-	char b[4][32];
-	size_t i;
+	json_t *rows = json_object_get(doc, "hosts"), *r, *v;
+	uint32_t hw = 0, lw = 0;
+	char b[4][32], codes[128];
+	bool any = false;
+	size_t i, j;
 
-	printf("%-24s %-12s %-22s %10s %10s %5s %8s %7s\n", "HOST", "LAST SEEN", "KERNEL", "MEMORY",
-	       "FREE", "NODES", "LRUVECS", "MEMCGS");
 	json_array_foreach(rows, i, r)
-		printf("%-24s %-12s %-22s %10s %10s %5" PRIu64 " %8" PRIu64 " %7" PRIu64 "\n",
+		json_array_foreach(json_object_get(r, "warnings"), j, v) {
+			hw |= lru_hostwarn_bit(json_string_value(v));
+			lw |= lru_warn_bit(json_string_value(v));
+			any = true;
+		}
+	printf("%-24s %-12s %-22s %10s %10s %5s %8s %7s%s\n", "HOST", "LAST SEEN", "KERNEL", "MEMORY",
+	       "FREE", "NODES", "LRUVECS", "MEMCGS", any ? " WARNINGS" : "");
+	json_array_foreach(rows, i, r) {
+		codes_of(r, codes, sizeof(codes));
+		printf("%-24s %-12s %-22s %10s %10s %5" PRIu64 " %8" PRIu64 " %7" PRIu64 "%s%s\n",
 		       str_of(r, "host"), ago(now, r, "last_seen_ms", b[0]), str_of(r, "kernel"),
 		       bytes(r, "mem_total_bytes", b[1]), bytes(r, "mem_free_bytes", b[2]),
-		       u64_of(r, "nodes"), u64_of(r, "lruvecs"), u64_of(r, "memcgs"));
+		       u64_of(r, "nodes"), u64_of(r, "lruvecs"), u64_of(r, "memcgs"),
+		       codes[0] ? " " : "", codes);
+	}
 	printf("%zu hosts\n", json_array_size(rows));
+	host_notes(hw, "!");
+	cli_warning_notes(lw, "!");
 }
 
 static void print_cold(json_t *doc)
 {
 	const char *by = str_of(doc, "by");
 	json_t *rows = json_object_get(doc, "rows"), *r, *tot = json_object_get(doc, "total");
-	char b[4][32], key[320];
+	char b[4][32], m[2][40], key[320];
 	size_t i;
 
 	print_threshold(doc);
@@ -303,6 +382,7 @@ static void print_cold(json_t *doc)
 	       "HOT", "COLD", "COLD%", "TOTAL");
 	json_array_foreach(rows, i, r) {
 		uint64_t total = u64_of(r, "total_bytes");
+		uint32_t w = lv_warnings(r);
 
 		if (!strcmp(by, "node"))
 			snprintf(key, sizeof(key), "%s:%" PRIu64, str_of(r, "host"), u64_of(r, "node"));
@@ -310,50 +390,60 @@ static void print_cold(json_t *doc)
 			snprintf(key, sizeof(key), "%s %s", str_of(r, "host"), str_of(r, "memcg"));
 		else
 			snprintf(key, sizeof(key), "%s", str_of(r, "host"));
-		printf("%-40s %10s %10s %5.0f%% %10s\n", key, bytes(r, "hot_bytes", b[0]),
-		       bytes(r, "cold_bytes", b[1]),
+		printf("%-40s %10s %10s %5.0f%% %10s\n", key, bound(r, "hot_bytes", w, ">", m[0]),
+		       bound(r, "cold_bytes", w, "<", m[1]),
 		       total ? 100.0 * (double)u64_of(r, "cold_bytes") / (double)total : 0.0,
 		       bytes(r, "total_bytes", b[2]));
 	}
-	printf("%-40s %10s %10s %6s %10s\n", "TOTAL", bytes(tot, "hot_bytes", b[0]),
-	       bytes(tot, "cold_bytes", b[1]), "", bytes(tot, "total_bytes", b[2]));
+	printf("%-40s %10s %10s %6s %10s\n", "TOTAL", bound(tot, "hot_bytes", lv_warnings(tot), ">", m[0]),
+	       bound(tot, "cold_bytes", lv_warnings(tot), "<", m[1]), "", bytes(tot, "total_bytes", b[2]));
 	if (json_is_true(json_object_get(doc, "truncated")))
 		printf("(the %zu rows with the most cold memory of %" PRIu64 "; --limit 0 shows all)\n",
 		       json_array_size(rows), u64_of(doc, "rows_total"));
+	cli_warning_notes(lv_warnings(tot), "> <");
 }
 
 static void print_rank(json_t *doc)
 {
 	bool per_node = json_is_true(json_object_get(doc, "per_node"));
 	json_t *rows = json_object_get(doc, "rows"), *r;
-	char b[6][32], key[320];
+	char b[6][32], m[2][40], key[320];
+	uint32_t warned = 0;
 	size_t i;
 
 	print_threshold(doc);
 	printf("%4s %-32s %10s %10s %10s %10s %10s\n", "RANK", per_node ? "HOST:NODE" : "HOST",
 	       "OFFER", "FREE", "COLD", "FROM FREE", "FROM COLD");
 	json_array_foreach(rows, i, r) {
+		uint32_t w = lv_warnings(r);
+
+		warned |= w;
 		if (per_node)
 			snprintf(key, sizeof(key), "%s:%" PRIu64, str_of(r, "host"), u64_of(r, "node"));
 		else
 			snprintf(key, sizeof(key), "%s", str_of(r, "host"));
+		/* cold bytes that are an upper bound make the offer one too */
 		printf("%4" PRIu64 " %-32s %10s %10s %10s %10s %10s\n", u64_of(r, "rank"), key,
-		       bytes(r, "offer_bytes", b[0]), bytes(r, "free_bytes", b[1]),
-		       bytes(r, "cold_bytes", b[2]), bytes(r, "from_free_bytes", b[3]),
+		       bound(r, "offer_bytes", w, "<", m[0]), bytes(r, "free_bytes", b[1]),
+		       bound(r, "cold_bytes", w, "<", m[1]), bytes(r, "from_free_bytes", b[3]),
 		       bytes(r, "from_cold_bytes", b[4]));
 	}
 	printf("%" PRIu64 " %s can take %s (free plus memory cold at the threshold)%s\n",
 	       u64_of(doc, "candidates"), per_node ? "nodes" : "hosts", bytes(doc, "need_bytes", b[0]),
 	       u64_of(doc, "candidates") > json_array_size(rows) ? "; the best are listed" : "");
+	cli_warning_notes(warned, "<");
 }
 
+/* A job's row: its working sets are lower bounds ('>') where some samples were warned. */
 static void print_wss_row(json_t *r, const char *name)
 {
-	char b[5][32];
+	uint32_t w = lv_warnings(r);
+	char m[5][40];
 
 	printf("%-40s %8" PRIu64 " %10s %10s %10s %10s %11s\n", name, u64_of(r, "samples"),
-	       bytes(r, "p50_bytes", b[0]), bytes(r, "p95_bytes", b[1]), bytes(r, "p99_bytes", b[2]),
-	       bytes(r, "max_bytes", b[3]), bytes(r, "recommended_bytes", b[4]));
+	       bound(r, "p50_bytes", w, ">", m[0]), bound(r, "p95_bytes", w, ">", m[1]),
+	       bound(r, "p99_bytes", w, ">", m[2]), bound(r, "max_bytes", w, ">", m[3]),
+	       bound(r, "recommended_bytes", w, ">", m[4]));
 }
 
 static void print_wss(json_t *doc)
@@ -374,19 +464,23 @@ static void print_wss(json_t *doc)
 		print_wss_row(json_object_get(doc, "all"), "ALL (pooled)");
 	printf("LIMIT is a memory limit recommendation (--percentile); percentiles are\n"
 	       "upper bounds within 6.25%%\n");
+	cli_warning_notes(lv_warnings(json_object_get(doc, "all")), ">");
 }
 
 static void print_timeline(json_t *doc)
 {
 	json_t *lvs = json_object_get(doc, "lruvecs"), *lv, *p;
-	char b[5][32];
+	char b[5][32], codes[128];
+	uint32_t warned = 0;
 	size_t i, j;
 
 	printf("host %s: %zu snapshots, %" PRIu64 " generation points\n", str_of(doc, "host"),
 	       json_array_size(json_object_get(doc, "snapshots")), u64_of(doc, "points"));
 	json_array_foreach(lvs, i, lv) {
-		printf("\n%s node %" PRIu64 " (inode %" PRIu64 ")\n", str_of(lv, "memcg"),
-		       u64_of(lv, "node"), u64_of(lv, "memcg_inode"));
+		warned |= lv_warnings(lv);
+		codes_of(lv, codes, sizeof(codes));
+		printf("\n%s node %" PRIu64 " (inode %" PRIu64 ")%s%s\n", str_of(lv, "memcg"),
+		       u64_of(lv, "node"), u64_of(lv, "memcg_inode"), codes[0] ? " ! " : "", codes);
 		printf("  %-12s %8s %-12s %10s %10s %10s\n", "TAKEN", "GEN", "BORN", "AGE", "ANON", "FILE");
 		json_array_foreach(json_object_get(lv, "points"), j, p) {
 			int64_t taken = json_integer_value(json_array_get(p, 0));
@@ -402,14 +496,23 @@ static void print_timeline(json_t *doc)
 	}
 	if (json_is_true(json_object_get(doc, "truncated")))
 		printf("(truncated: narrow --since or --memcg)\n");
+	if (warned)
+		putchar('\n');
+	cli_warning_notes(warned, "!");
 }
 
 static void print_capacity(json_t *doc)
 {
-	json_t *rows = json_object_get(doc, "thresholds"), *r;
-	char b[4][32];
+	json_t *rows = json_object_get(doc, "thresholds"), *r, *n, *counts = json_object_get(doc, "warnings");
+	char b[4][32], m[2][40];
+	uint32_t hw = 0, lw = 0;
+	const char *code;
 	size_t i;
 
+	json_object_foreach(counts, code, n) {
+		hw |= lru_hostwarn_bit(code);
+		lw |= lru_warn_bit(code);
+	}
 	printf("%" PRIu64 " hosts: memory %s, free %s, in MGLRU generations %s\n\n",
 	       u64_of(doc, "hosts"), bytes(doc, "mem_total_bytes", b[0]),
 	       bytes(doc, "mem_free_bytes", b[1]), bytes(doc, "in_generations_bytes", b[2]));
@@ -418,8 +521,17 @@ static void print_capacity(json_t *doc)
 		printf("%-10s %-10s %12s %12s %5.0f%%\n",
 		       lru_fmt_duration(u64_of(r, "threshold_ms"), b[0], 32),
 		       lru_fmt_duration(u64_of(r, "effective_threshold_ms"), b[1], 32),
-		       bytes(r, "hot_bytes", b[2]), bytes(r, "cold_bytes", b[3]),
+		       bound(r, "hot_bytes", lw, ">", m[0]), bound(r, "cold_bytes", lw, "<", m[1]),
 		       100.0 * json_number_value(json_object_get(r, "cold_fraction")));
+	if (!(hw | lw))
+		return;
+	printf("\nhosts with warnings:");
+	i = 0;
+	json_object_foreach(counts, code, n)
+		printf("%s %s %" JSON_INTEGER_FORMAT, i++ ? "," : "", code, json_integer_value(n));
+	putchar('\n');
+	host_notes(hw, "!");
+	cli_warning_notes(lw, "> <");
 }
 
 static void (*const printers[F_NR])(json_t *doc) = {

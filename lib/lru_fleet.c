@@ -7,6 +7,9 @@
 #define HIST_VERSION 1
 #define GEN_EVICTED 0x08	/* lruvec flag: an evicted byte follows each generation */
 #define GEN_BIRTH 0x10		/* lruvec flag: a birth delta follows each generation */
+#define LV_WARNINGS 0x20	/* lruvec flag: its LRU_WARN_* bits follow its first seq */
+#define LV_FLAGS 0x3f		/* every flag and the generation count */
+#define WARN_VERSION 1
 
 static const struct {
 	uint64_t ms;
@@ -47,6 +50,7 @@ void lru_fleet_lruvec_cold(const struct lru_lruvec *lv, uint32_t page_size,
 	unsigned g, k;
 
 	memset(out, 0, sizeof(*out));
+	out->warnings = lv->warnings;
 	for (g = 0; g < lv->nr_gens && g < LRU_MAX_GENS; g++) {
 		const struct lru_gen *gen = &lv->gens[g];
 
@@ -69,6 +73,7 @@ void lru_fleet_cold_add(struct lru_fleet_cold *acc, const struct lru_fleet_cold 
 	acc->total += x->total;
 	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++)
 		acc->cold[k] += x->cold[k];
+	acc->warnings |= x->warnings;
 }
 
 int64_t lru_fleet_taken_ms(const struct lru_snapshot *snap)
@@ -163,7 +168,9 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 			if (lv->gens[g].birth_ms != mid - (int64_t)lv->gens[g].age_ms)
 				flags |= GEN_BIRTH;
 		}
-		rc = lru_buf_reserve(out, 6 * LRU_BUF_VARINT_MAX + 1 +
+		if (lv->warnings)
+			flags |= LV_WARNINGS;
+		rc = lru_buf_reserve(out, 7 * LRU_BUF_VARINT_MAX + 1 +
 					  LRU_MAX_GENS * (4 * LRU_BUF_VARINT_MAX + 1), err);
 		if (rc)
 			return rc;
@@ -173,6 +180,8 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 		lru_buf_put_varint(out, (uint64_t)lv->node);
 		out->data[out->len++] = flags;
 		lru_buf_put_varint(out, lv->gens[0].seq);
+		if (flags & LV_WARNINGS)
+			lru_buf_put_varint(out, lv->warnings);
 		for (g = 0; g < lv->nr_gens; g++) {
 			const struct lru_gen *gen = &lv->gens[g];
 
@@ -227,7 +236,7 @@ enum lru_err lru_fleet_unpack_begin(struct lru_fleet_reader *r, const void *blob
 int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *out,
 			  struct lru_error *err)
 {
-	uint64_t node, seq, age, anon, file;
+	uint64_t node, seq, age, anon, file, warnings = 0;
 	unsigned g, nr;
 	uint8_t flags;
 
@@ -241,10 +250,14 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		return corrupt(err, "truncated lruvec"), -1;
 	flags = *r->p++;
 	nr = flags & 0x07;
-	if (node > LRU_NODE_MAX || nr < 1 || nr > LRU_MAX_GENS || (flags & ~0x1f))
+	if (node > LRU_NODE_MAX || nr < 1 || nr > LRU_MAX_GENS || (flags & ~LV_FLAGS))
 		return corrupt(err, "bad lruvec header"), -1;
 	if (lru_get_varint(&r->p, r->end, &seq) || seq > UINT64_MAX - LRU_MAX_GENS)
 		return corrupt(err, "bad sequence number"), -1;
+	if ((flags & LV_WARNINGS) &&
+	    (lru_get_varint(&r->p, r->end, &warnings) || warnings > UINT32_MAX))
+		return corrupt(err, "bad warnings"), -1;
+	out->lv.warnings = (uint32_t)warnings;
 	out->lv.node = (int)node;
 	out->lv.nr_gens = nr;
 	for (g = 0; g < nr; g++) {
@@ -453,6 +466,80 @@ enum lru_err lru_hist_merge_blob(struct lru_hist *h, unsigned k, const void *blo
 	if (k >= LRU_FLEET_NR_THRESHOLDS)
 		return lru_fail(err, LRU_EINVAL, "no threshold %u", k);
 	return merge_blob(h, (int)k, blob, len, err);
+}
+
+/* ---- warning counts ------------------------------------------------------- */
+
+void lru_fleet_warn_count(struct lru_fleet_warn_counts *c, uint32_t mask, uint64_t count)
+{
+	for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
+		if (mask & (1u << b))
+			c->n[b] += count;
+}
+
+void lru_fleet_warn_counts_merge(struct lru_fleet_warn_counts *dst,
+				 const struct lru_fleet_warn_counts *src)
+{
+	for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
+		dst->n[b] += src->n[b];
+}
+
+uint32_t lru_fleet_warn_counts_mask(const struct lru_fleet_warn_counts *c)
+{
+	uint32_t mask = 0;
+
+	for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
+		if (c->n[b])
+			mask |= 1u << b;
+	return mask;
+}
+
+enum lru_err lru_fleet_warn_counts_encode(const struct lru_fleet_warn_counts *c,
+					  struct lru_buf *out, struct lru_error *err)
+{
+	enum lru_err rc;
+
+	if (!lru_fleet_warn_counts_mask(c))
+		return LRU_OK;
+	rc = lru_buf_reserve(out, 1 + 2 * LRU_FLEET_WARN_BITS * LRU_BUF_VARINT_MAX, err);
+	if (rc)
+		return rc;
+	out->data[out->len++] = WARN_VERSION;
+	for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
+		if (c->n[b]) {
+			lru_buf_put_varint(out, b);
+			lru_buf_put_varint(out, c->n[b]);
+		}
+	return LRU_OK;
+}
+
+/*
+ * Bits ascend, each at most once; a bit of a newer build (below 32 but not
+ * counted here) is skipped, so its counts are lost, not misread.
+ */
+enum lru_err lru_fleet_warn_counts_merge_blob(struct lru_fleet_warn_counts *c, const void *blob,
+					      size_t len, struct lru_error *err)
+{
+	const uint8_t *p = blob, *end = p + len;
+	struct lru_fleet_warn_counts add = { { 0 } };
+	uint64_t bit, n;
+	int64_t prev = -1;
+
+	if (!len)
+		return LRU_OK;
+	if (*p++ != WARN_VERSION)
+		return lru_fail(err, LRU_EPROTO, "warning counts: unknown format version");
+	while (p < end) {
+		if (lru_get_varint(&p, end, &bit) || lru_get_varint(&p, end, &n))
+			return lru_fail(err, LRU_EPROTO, "warning counts: truncated");
+		if (bit >= 32 || (int64_t)bit <= prev || !n)
+			return lru_fail(err, LRU_EPROTO, "warning counts: bad entry");
+		prev = (int64_t)bit;
+		if (bit < LRU_FLEET_WARN_BITS)
+			add.n[bit] = n;
+	}
+	lru_fleet_warn_counts_merge(c, &add);
+	return LRU_OK;
 }
 
 /* ---- globs ------------------------------------------------------------------ */

@@ -15,9 +15,19 @@
  * Packed generations (format 1). One snapshot's node memory and lruvecs as
  * varints: memcg paths are replaced by ids the caller assigns (a store's
  * path dictionary); birth times are kept as their difference from "read
- * midpoint - age", usually 0. Tier counters, walk stats and memcg stats are
- * not kept. lru_fleet_pack() writes it, lru_fleet_unpack_*() read it back and
- * validate it as untrusted input.
+ * midpoint - age", usually 0; an lruvec's accuracy warnings (lru_warn.h)
+ * follow its header only when it has some (a flag bit, so a blob of an
+ * lruvec without warnings is byte for byte what it was before warnings
+ * existed). Tier counters, walk stats and memcg stats are not kept.
+ * lru_fleet_pack() writes it, lru_fleet_unpack_*() read it back and validate
+ * it as untrusted input.
+ *
+ * Warnings. Cold bytes carry the accuracy warnings of the lruvecs they sum
+ * (struct lru_fleet_cold.warnings, LRU_WARN_* bits: their union), so a
+ * host's, node's or memcg's total says whether its hot bytes are a lower
+ * bound and its cold bytes an upper bound. struct lru_fleet_warn_counts
+ * counts working-set samples per warning, for rollups that merge like the
+ * histograms.
  *
  * Histograms. struct lru_hist counts values in log-linear buckets: 16 per
  * power of two (each at most 1/16 = 6.25% wide), and remembers the largest
@@ -36,6 +46,7 @@
 
 #include "lru_buf.h"
 #include "lru_model.h"
+#include "lru_warn.h"
 
 #define LRU_FLEET_NR_THRESHOLDS 8
 
@@ -50,11 +61,13 @@ int lru_fleet_threshold_index(uint64_t ms);
 struct lru_fleet_cold {
 	uint64_t total;
 	uint64_t cold[LRU_FLEET_NR_THRESHOLDS];
+	uint32_t warnings;	/* LRU_WARN_* of the lruvecs summed (their union) */
 };
 
-/* Cold bytes of one lruvec (pages marked evicted are not counted). */
+/* Cold bytes of one lruvec (pages marked evicted are not counted), and its warnings. */
 void lru_fleet_lruvec_cold(const struct lru_lruvec *lv, uint32_t page_size,
 			   struct lru_fleet_cold *out);
+/* Add x's bytes to acc's; acc's warnings become the union of both. */
 void lru_fleet_cold_add(struct lru_fleet_cold *acc, const struct lru_fleet_cold *x);
 
 /* One node of a snapshot: memory from NodeMemory, bytes from its lruvecs. */
@@ -97,7 +110,7 @@ struct lru_fleet_lruvec {
 	uint64_t path_id;
 	uint64_t ino;		/* cgroupfs inode, 0 unknown */
 	uint64_t memcg_id;	/* kernel memcg id */
-	struct lru_lruvec lv;	/* memcg index unused (0); full NULL */
+	struct lru_lruvec lv;	/* memcg index unused (0); full NULL; warnings as packed */
 };
 
 struct lru_fleet_reader {
@@ -162,6 +175,37 @@ enum lru_err lru_hist_set_merge_blob(struct lru_hist *hs, const void *blob, size
 				     struct lru_error *err);
 enum lru_err lru_hist_merge_blob(struct lru_hist *h, unsigned k, const void *blob, size_t len,
 				 struct lru_error *err);
+
+/* ---- warning counts ------------------------------------------------------- */
+
+/*
+ * How many working-set samples carried each lruvec warning: n[b] counts
+ * LRU_WARN_* bit (1 << b). Bits at or above LRU_FLEET_WARN_BITS are not
+ * counted (there are none yet: checked at compile time).
+ */
+#define LRU_FLEET_WARN_BITS 8
+_Static_assert(LRU_WARN_ALL < (1u << LRU_FLEET_WARN_BITS), "more warning bits than counters");
+
+struct lru_fleet_warn_counts {
+	uint64_t n[LRU_FLEET_WARN_BITS];
+};
+
+/* Count count samples whose warnings are mask. */
+void lru_fleet_warn_count(struct lru_fleet_warn_counts *c, uint32_t mask, uint64_t count);
+void lru_fleet_warn_counts_merge(struct lru_fleet_warn_counts *dst,
+				 const struct lru_fleet_warn_counts *src);
+/* The bits counted at least once. */
+uint32_t lru_fleet_warn_counts_mask(const struct lru_fleet_warn_counts *c);
+/*
+ * As a blob: encode appends nothing when no sample was warned (a store keeps
+ * NULL then), else a version byte and (bit, count) varint pairs; merge_blob
+ * decodes a blob (untrusted; len 0 is "none") and adds its counts to c,
+ * skipping bits this build does not count.
+ */
+enum lru_err lru_fleet_warn_counts_encode(const struct lru_fleet_warn_counts *c,
+					  struct lru_buf *out, struct lru_error *err);
+enum lru_err lru_fleet_warn_counts_merge_blob(struct lru_fleet_warn_counts *c, const void *blob,
+					      size_t len, struct lru_error *err);
 
 /* ---- globs ------------------------------------------------------------------ */
 

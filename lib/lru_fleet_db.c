@@ -48,10 +48,12 @@ static sqlite3_int64 i64(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (sqlite3_int64)v;
 }
 
+/* Cold bytes at ?21.. and the lruvecs' warnings at ?29, in every row statement. */
 static void bind_cold(sqlite3_stmt *st, const struct lru_fleet_cold *c)
 {
 	for (int k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++)
 		sqlite3_bind_int64(st, LRU_FLEET_SQL_COLD_PARAM + k, i64(c->cold[k]));
+	sqlite3_bind_int64(st, LRU_FLEET_SQL_WARN_PARAM, c->warnings);
 }
 
 /* Step a statement that returns no rows and reset it: 0, or -1. */
@@ -97,7 +99,10 @@ static int cmp_path(const void *a, const void *b)
 	return x->path_id < y->path_id ? -1 : x->path_id > y->path_id;
 }
 
-/* w->paths: the snapshot's lruvecs summed per path id (nodes, and cgroups of one name). */
+/*
+ * w->paths: the snapshot's lruvecs summed per path id (nodes, and cgroups of
+ * one name), with the union of their warnings.
+ */
 static int sum_paths(struct lru_fleet_db *w, const struct lru_snapshot *s,
 		     const struct lru_fleet_rows *rows, const uint64_t *path_ids)
 {
@@ -157,6 +162,7 @@ static int write_latest(struct lru_fleet_db *w, struct lru_fleet_db_host *h,
 	sqlite3_bind_int64(st, 12, i64(rows->mem_total));
 	sqlite3_bind_int64(st, 13, i64(rows->mem_free));
 	sqlite3_bind_int64(st, 14, i64(rows->host.total));
+	sqlite3_bind_int64(st, 15, s->host.warnings);
 	bind_cold(st, &rows->host);
 	if (run(st))
 		return -1;

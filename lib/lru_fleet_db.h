@@ -36,7 +36,7 @@ enum lru_fleet_db_stmt {
 	LRU_FLEET_DB_MEMCG_STALE, LRU_FLEET_DB_NR
 };
 
-/* A memcg path's bytes in one snapshot, summed over its lruvecs. */
+/* A memcg path's bytes in one snapshot, summed over its lruvecs (c.warnings: their union). */
 struct lru_fleet_path_cold {
 	uint64_t path_id;
 	struct lru_fleet_cold c;
@@ -60,8 +60,11 @@ void lru_fleet_db_release(struct lru_fleet_db *w);
  * snapshot already stored (same host, boot id, seq) writes nothing and sets
  * *snap_id to 0. When snap is the host's latest, the hosts, host_nodes and
  * memcg_latest rows follow it and *h is updated. w->paths then holds the
- * snapshot's bytes per memcg path (also for a duplicate). LRU_EIO with
- * sqlite's message on failure.
+ * snapshot's bytes per memcg path (also for a duplicate). Warnings go with
+ * every row: the snapshot's host warnings and the union of its lruvecs' to
+ * hosts, each node's to host_nodes, each path's to memcg_latest, each
+ * lruvec's own into the packed generations. LRU_EIO with sqlite's message on
+ * failure.
  */
 enum lru_err lru_fleet_db_write(struct lru_fleet_db *w, struct lru_fleet_db_host *h,
 				const struct lru_snapshot *snap, const struct lru_fleet_rows *rows,

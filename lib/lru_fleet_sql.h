@@ -29,6 +29,18 @@
  *   meta           rollup_snap_id: every snapshot with id <= it is counted in
  *                  wss_hourly
  *
+ * Accuracy warnings (lru_warn.h; schema version 2), small integer bitmasks,
+ * mapped to their codes (lru_warn_name) only when a query answers:
+ *
+ *   hosts.host_warnings    LRU_HOSTW_* of the latest snapshot
+ *   *.warnings             LRU_WARN_* of the lruvecs the row sums, their
+ *                          union: hosts (every lruvec), host_nodes (the
+ *                          node's), memcg_latest (the memcg's, every node)
+ *   snapshots.data         each lruvec's own, in the packed blob
+ *                          (lru_fleet_pack: only where it has some)
+ *   wss_hourly.warnings    samples per warning (lru_fleet_warn_counts
+ *                          blob); NULL when no sample was warned
+ *
  * Migrations: LRU_FLEET_SQL_MIGRATIONS[i] takes a database from
  * PRAGMA user_version i to i + 1. Append, never edit.
  */
@@ -95,10 +107,26 @@
 	"CREATE INDEX wss_hourly_hour ON wss_hourly(hour);\n" \
 	"INSERT INTO meta(key, value) VALUES('rollup_snap_id', 0);\n"
 
-#define LRU_FLEET_SQL_NR_MIGRATIONS 1
-#define LRU_FLEET_SQL_MIGRATIONS { LRU_FLEET_SQL_V1 }
+/*
+ * Version 2: accuracy warnings. ADD COLUMN only rewrites the schema, not the
+ * rows (rows written before read the defaults: no warnings, which is what
+ * their snapshots carried), so it takes as long on a big database as on a
+ * small one.
+ */
+#define LRU_FLEET_SQL_V2 \
+	"ALTER TABLE hosts ADD COLUMN host_warnings INTEGER NOT NULL DEFAULT 0;\n" \
+	"ALTER TABLE hosts ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;\n" \
+	"ALTER TABLE host_nodes ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;\n" \
+	"ALTER TABLE memcg_latest ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;\n" \
+	"ALTER TABLE wss_hourly ADD COLUMN warnings BLOB;\n"
+
+#define LRU_FLEET_SQL_NR_MIGRATIONS 2
+#define LRU_FLEET_SQL_MIGRATIONS { LRU_FLEET_SQL_V1, LRU_FLEET_SQL_V2 }
 
 /* ---- the rows of one snapshot --------------------------------------------- */
+
+/* a row's lruvec warnings (LRU_WARN_* bits, the "warnings" column) are always ?29 */
+#define LRU_FLEET_SQL_WARN_PARAM 29
 
 /* ?1 host_id ?2 boot_id ?3 seq ?4 taken ?5 read_start ?6 read_end ?7 ingest
  * ?8 page_size ?9 nr_lruvecs ?10 mem_total ?11 mem_free ?12 total ?13 data */
@@ -110,31 +138,32 @@
 
 /* ?1 host_id ?2 snap_id ?3 taken ?4 ingest ?5 boot_id ?6 seq ?7 kernel
  * ?8 page_size ?9 nr_nodes ?10 nr_memcgs ?11 nr_lruvecs ?12 mem_total
- * ?13 mem_free ?14 total, cold ?21.. */
+ * ?13 mem_free ?14 total ?15 host_warnings, cold ?21.., warnings ?29 */
 #define LRU_FLEET_SQL_UPDATE_HOST \
 	"UPDATE hosts SET snap_id = ?2, taken_ms = ?3, ingest_ms = ?4, boot_id = ?5, seq = ?6,\n" \
 	"  kernel = ?7, page_size = ?8, nr_nodes = ?9, nr_memcgs = ?10, nr_lruvecs = ?11,\n" \
-	"  mem_total = ?12, mem_free = ?13, total = ?14, " LRU_FLEET_SQL_COLD_SET "\n" \
+	"  mem_total = ?12, mem_free = ?13, total = ?14, host_warnings = ?15,\n" \
+	"  " LRU_FLEET_SQL_COLD_SET ", warnings = ?29\n" \
 	"WHERE id = ?1"
 
-/* ?1 host_id ?2 node ?3 snap_id ?4 mem_total ?5 mem_free ?6 total, cold ?21.. */
+/* ?1 host_id ?2 node ?3 snap_id ?4 mem_total ?5 mem_free ?6 total, cold ?21.., warnings ?29 */
 #define LRU_FLEET_SQL_UPDATE_NODE \
 	"UPDATE host_nodes SET snap_id = ?3, mem_total = ?4, mem_free = ?5, total = ?6,\n" \
-	"  " LRU_FLEET_SQL_COLD_SET " WHERE host_id = ?1 AND node = ?2"
+	"  " LRU_FLEET_SQL_COLD_SET ", warnings = ?29 WHERE host_id = ?1 AND node = ?2"
 #define LRU_FLEET_SQL_INSERT_NODE \
 	"INSERT INTO host_nodes(host_id, node, snap_id, mem_total, mem_free, total,\n" \
-	"  " LRU_FLEET_SQL_COLD_COLS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, " \
-	LRU_FLEET_SQL_COLD_VALUES ")"
+	"  " LRU_FLEET_SQL_COLD_COLS ", warnings) VALUES(?1, ?2, ?3, ?4, ?5, ?6, " \
+	LRU_FLEET_SQL_COLD_VALUES ", ?29)"
 #define LRU_FLEET_SQL_DELETE_STALE_NODES \
 	"DELETE FROM host_nodes WHERE host_id = ?1 AND snap_id < ?2"
 
-/* ?1 host_id ?2 path_id ?3 snap_id ?4 total, cold ?21.. */
+/* ?1 host_id ?2 path_id ?3 snap_id ?4 total, cold ?21.., warnings ?29 */
 #define LRU_FLEET_SQL_UPDATE_MEMCG \
-	"UPDATE memcg_latest SET snap_id = ?3, total = ?4, " LRU_FLEET_SQL_COLD_SET "\n" \
-	"WHERE host_id = ?1 AND path_id = ?2"
+	"UPDATE memcg_latest SET snap_id = ?3, total = ?4, " LRU_FLEET_SQL_COLD_SET ",\n" \
+	"  warnings = ?29 WHERE host_id = ?1 AND path_id = ?2"
 #define LRU_FLEET_SQL_INSERT_MEMCG \
-	"INSERT INTO memcg_latest(host_id, path_id, snap_id, total, " LRU_FLEET_SQL_COLD_COLS ")\n" \
-	"VALUES(?1, ?2, ?3, ?4, " LRU_FLEET_SQL_COLD_VALUES ")"
+	"INSERT INTO memcg_latest(host_id, path_id, snap_id, total, " LRU_FLEET_SQL_COLD_COLS ",\n" \
+	"  warnings) VALUES(?1, ?2, ?3, ?4, " LRU_FLEET_SQL_COLD_VALUES ", ?29)"
 #define LRU_FLEET_SQL_DELETE_STALE_MEMCGS \
 	"DELETE FROM memcg_latest WHERE host_id = ?1 AND snap_id < ?2"
 

@@ -43,9 +43,10 @@ static const char *const wsql[W_NR] = {
 	[W_HOST_INSERT] = "INSERT INTO hosts(name, first_seen_ms, ingest_ms) VALUES(?1, ?2, ?2)",
 	[W_PATH_SELECT] = "SELECT id FROM paths WHERE path = ?1",
 	[W_PATH_INSERT] = "INSERT INTO paths(path) VALUES(?1)",
-	[W_ROLLUP_SELECT] = "SELECT samples, hist FROM wss_hourly WHERE path_id = ?1 AND hour = ?2",
-	[W_ROLLUP_UPSERT] = "INSERT OR REPLACE INTO wss_hourly(path_id, hour, samples, hist) "
-			    "VALUES(?1, ?2, ?3, ?4)",
+	[W_ROLLUP_SELECT] = "SELECT samples, hist, warnings FROM wss_hourly "
+			    "WHERE path_id = ?1 AND hour = ?2",
+	[W_ROLLUP_UPSERT] = "INSERT OR REPLACE INTO wss_hourly(path_id, hour, samples, hist, "
+			    "warnings) VALUES(?1, ?2, ?3, ?4, ?5)",
 	[W_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[W_META_SET] = "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)",
 	[W_EXPIRE_SNAPS] = "DELETE FROM snapshots WHERE id IN (SELECT id FROM snapshots "
@@ -54,11 +55,12 @@ static const char *const wsql[W_NR] = {
 	[W_HOST_COUNT] = "SELECT count(*) FROM hosts",
 };
 
-/* one working-set sample: hot bytes of one path at each threshold */
+/* one working-set sample: hot bytes of one path at each threshold, and their warnings */
 struct sample {
 	uint64_t path_id;
 	int64_t hour;
 	uint64_t hot[NR_T];
+	uint32_t warnings;	/* LRU_WARN_*: these hot bytes are lower bounds */
 };
 
 struct samples {
@@ -177,6 +179,7 @@ static int samples_push(struct samples *s, uint64_t path_id, int64_t hour,
 	x->hour = hour;
 	for (unsigned k = 0; k < NR_T; k++)
 		x->hot[k] = c->total - c->cold[k];
+	x->warnings = c->warnings;
 	return 0;
 }
 
@@ -201,6 +204,7 @@ static void samples_merge_paths(struct samples *s, size_t first)
 		if (out > first && s->v[out - 1].path_id == s->v[i].path_id) {
 			for (unsigned k = 0; k < NR_T; k++)
 				s->v[out - 1].hot[k] += s->v[i].hot[k];
+			s->v[out - 1].warnings |= s->v[i].warnings;
 			continue;
 		}
 		s->v[out++] = s->v[i];
@@ -239,6 +243,7 @@ static int cells_add(struct store_db *db, const struct sample *v, size_t n)
 			c->hour = v[i].hour;
 		}
 		c->samples++;
+		lru_fleet_warn_count(&c->warn, v[i].warnings, 1);
 		for (unsigned k = 0; k < NR_T; k++)
 			if (lru_hist_add(&c->h[k], v[i].hot[k], 1, NULL))
 				return -1;
@@ -494,7 +499,8 @@ static void flush_rollups(struct store_db *db)
 {
 	const struct map_slot *slot;
 	struct lru_hist tmp[NR_T];
-	struct lru_buf out;
+	struct lru_fleet_warn_counts warn;
+	struct lru_buf out, wout;
 	size_t pos = 0;
 	int rc = 0;
 
@@ -504,6 +510,7 @@ static void flush_rollups(struct store_db *db)
 		return;
 	}
 	lru_buf_init(&out);
+	lru_buf_init(&wout);
 	rc = run(db->st[W_BEGIN]);
 	while (!rc && map_next(&db->cells, &pos, &slot)) {
 		const struct rollup_cell *c = slot->val;
@@ -515,21 +522,25 @@ static void flush_rollups(struct store_db *db)
 			lru_hist_init(&tmp[k]);
 			rc |= lru_hist_merge(&tmp[k], &c->h[k], NULL) ? -1 : 0;
 		}
+		warn = c->warn;
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)c->path_id);
 		sqlite3_bind_int64(st, 2, c->hour);
 		step = sqlite3_step(st);
 		if (step == SQLITE_ROW) {
 			samples += (uint64_t)sqlite3_column_int64(st, 0);
 			if (lru_hist_set_merge_blob(tmp, sqlite3_column_blob(st, 1),
-						    (size_t)sqlite3_column_bytes(st, 1), NULL))
+						    (size_t)sqlite3_column_bytes(st, 1), NULL) ||
+			    lru_fleet_warn_counts_merge_blob(&warn, sqlite3_column_blob(st, 2),
+							     (size_t)sqlite3_column_bytes(st, 2), NULL))
 				log_warn("a corrupt rollup of path id %" PRIu64 " hour %" PRId64
 					 " was replaced", c->path_id, c->hour);
 		} else if (step != SQLITE_DONE) {
 			rc = -1;
 		}
 		sqlite3_reset(st);
-		out.len = 0;
-		if (!rc && lru_hist_set_encode(tmp, &out, NULL))
+		out.len = wout.len = 0;
+		if (!rc && (lru_hist_set_encode(tmp, &out, NULL) ||
+			    lru_fleet_warn_counts_encode(&warn, &wout, NULL)))
 			rc = -1;
 		for (unsigned k = 0; k < NR_T; k++)
 			lru_hist_release(&tmp[k]);
@@ -540,6 +551,10 @@ static void flush_rollups(struct store_db *db)
 		sqlite3_bind_int64(st, 2, c->hour);
 		sqlite3_bind_int64(st, 3, i64(samples));
 		sqlite3_bind_blob(st, 4, out.data, (int)out.len, SQLITE_STATIC);
+		if (wout.len)
+			sqlite3_bind_blob(st, 5, wout.data, (int)wout.len, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 5);
 		rc = run(st);
 	}
 	if (!rc)
@@ -555,6 +570,7 @@ static void flush_rollups(struct store_db *db)
 	}
 	pthread_mutex_unlock(&db->rlock);
 	lru_buf_release(&out);
+	lru_buf_release(&wout);
 }
 
 /* Delete expired raw snapshots (counted in rollups) and rollups, a chunk at a time. */

@@ -26,7 +26,10 @@
  * 'rollup_snap_id', the last snapshot counted, in one transaction. After a
  * crash the samples of later snapshots are recomputed from their raw rows at
  * start, so a snapshot is counted exactly once. Raw snapshots are deleted
- * after raw-retention, but never before they are counted.
+ * after raw-retention, but never before they are counted. A sample whose
+ * lruvecs carried accuracy warnings (lru_warn.h: its hot bytes are a lower
+ * bound) is counted per warning too, in memory and in wss_hourly.warnings;
+ * the raw rows keep each lruvec's warnings, so a recount finds them again.
  */
 #ifndef STORE_DB_H
 #define STORE_DB_H
@@ -119,6 +122,7 @@ struct rollup_cell {
 	int64_t hour;		/* ms / 3600000 */
 	uint64_t samples;
 	struct lru_hist h[LRU_FLEET_NR_THRESHOLDS];
+	struct lru_fleet_warn_counts warn;	/* samples per lruvec warning */
 };
 
 /*

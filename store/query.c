@@ -1,4 +1,12 @@
-/* query.c - hosts, cold, rank, wss, timeline and capacity over the store's tables. */
+/*
+ * query.c - hosts, cold, rank, wss, timeline and capacity over the store's tables.
+ *
+ * Accuracy warnings (lru_warn.h) are kept as bitmasks and become codes here:
+ * every row of a host, node, memcg or lruvec says "warnings": [codes], []
+ * when none. A row of a whole host lists its host codes (damon_active) and
+ * those of any of its lruvecs (thp_unaged); a row of a node, memcg or
+ * lruvec lists the codes of its lruvecs only.
+ */
 #include "query.h"
 
 #include <errno.h>
@@ -21,7 +29,7 @@
 /* statement slots of a reader (db_stmt) */
 enum {
 	S_HOSTS, S_COLD_HOSTS, S_COLD_NODES, S_LV_BY_PATH, S_LV_ALL, S_CAPACITY, S_PATHS_RANGE,
-	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID,
+	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID, S_CAPACITY_WARN,
 	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
 	S_COUNT_NODES = S_COUNT_HOSTS + NR_T,
 };
@@ -74,6 +82,43 @@ static const char *col_str(sqlite3_stmt *st, int i)
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	return s ? (const char *)s : "";
+}
+
+static uint32_t col_mask(sqlite3_stmt *st, int i)
+{
+	return (uint32_t)sqlite3_column_int64(st, i);
+}
+
+/* The code of bit b of a host (host) or lruvec warning mask; NULL if unknown. */
+static const char *warn_code(unsigned b, bool host)
+{
+	return host ? lru_hostwarn_name(1u << b) : lru_warn_name(1u << b);
+}
+
+/* "warnings": the codes of host warnings hw, then of lruvec warnings lw. */
+static void put_warnings(json_t *o, uint32_t hw, uint32_t lw)
+{
+	json_t *arr = json_array();
+
+	for (int host = 1; host >= 0; host--)
+		for (unsigned b = 0; b < 32; b++) {
+			const char *code = (host ? hw : lw) & (1u << b) ? warn_code(b, host) : NULL;
+
+			if (code)
+				json_array_append_new(arr, json_string(code));
+		}
+	json_object_set_new(o, "warnings", arr);
+}
+
+/* Add {code: n[b]} to o for each counted bit b < nbits of host or lruvec warnings. */
+static void put_warn_counts(json_t *o, const uint64_t *n, unsigned nbits, bool host)
+{
+	for (unsigned b = 0; b < nbits; b++) {
+		const char *code = n[b] ? warn_code(b, host) : NULL;
+
+		if (code)
+			set_u64(o, code, n[b]);
+	}
 }
 
 /* ---- parameters --------------------------------------------------------------- */
@@ -153,7 +198,8 @@ json_t *query_hosts(struct query *q)
 {
 	sqlite3_stmt *st = db_stmt(q->r, S_HOSTS,
 		"SELECT name, first_seen_ms, ingest_ms, taken_ms, boot_id, seq, kernel, page_size, "
-		"nr_nodes, nr_memcgs, nr_lruvecs, mem_total, mem_free, total FROM hosts ORDER BY name");
+		"nr_nodes, nr_memcgs, nr_lruvecs, mem_total, mem_free, total, host_warnings, warnings "
+		"FROM hosts ORDER BY name");
 	json_t *doc = json_object(), *rows = json_array();
 	int rc;
 
@@ -181,6 +227,7 @@ json_t *query_hosts(struct query *q)
 		set_u64(o, "mem_total_bytes", col_u64(st, 11));
 		set_u64(o, "mem_free_bytes", col_u64(st, 12));
 		set_u64(o, "in_generations_bytes", col_u64(st, 13));
+		put_warnings(o, col_mask(st, 14), col_mask(st, 15));
 		json_array_append_new(rows, o);
 	}
 	json_decref(rows);
@@ -287,12 +334,14 @@ struct cold_row {
 	int node;
 	int64_t taken_ms;
 	uint64_t total, cold;
+	uint32_t hw, lw;	/* host and lruvec warnings */
 };
 
 struct cold_rows {
 	struct cold_row *v;
 	size_t n, alloc;
 	uint64_t total, cold;
+	uint32_t hw, lw;	/* of every row */
 };
 
 static struct cold_row *cold_push(struct cold_rows *rs, const char *host, const char *memcg,
@@ -339,7 +388,10 @@ static int cmp_cold(const void *a, const void *b)
 	return x->node - y->node;
 }
 
-/* Rows of hosts or host_nodes: name, [node,] taken, total, cold_1m.. */
+/*
+ * Rows of hosts or host_nodes: name, [node,] taken, total, cold_1m..cold_24h,
+ * warnings[, host_warnings].
+ */
 static int cold_scan(struct query *q, sqlite3_stmt *st, bool by_node, unsigned k,
 		     struct cold_rows *rs)
 {
@@ -354,12 +406,14 @@ static int cold_scan(struct query *q, sqlite3_stmt *st, bool by_node, unsigned k
 			return -1;
 		r->total = col_u64(st, c);
 		r->cold = col_u64(st, c + 1 + (int)k);
+		r->lw = col_mask(st, c + 1 + NR_T);
+		r->hw = by_node ? 0 : col_mask(st, c + 2 + NR_T);
 	}
 	(void)q;
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* memcg_latest rows (name, path, taken, total, cold_1m..): one row per host and path. */
+/* memcg_latest rows (name, path, taken, total, cold_1m.., warnings): one row per host and path. */
 static int cold_scan_memcgs(sqlite3_stmt *st, unsigned k, struct cold_rows *rs)
 {
 	struct cold_row *last = NULL;
@@ -375,6 +429,7 @@ static int cold_scan_memcgs(sqlite3_stmt *st, unsigned k, struct cold_rows *rs)
 		}
 		last->total += col_u64(st, 3);
 		last->cold += col_u64(st, 4 + (int)k);
+		last->lw |= col_mask(st, 4 + NR_T);
 	}
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -406,17 +461,18 @@ json_t *query_cold(struct query *q)
 
 	if (mode == 0) {
 		st = db_stmt(q->r, S_COLD_HOSTS, "SELECT name, taken_ms, total, " COLD_SELECT
-			     " FROM hosts WHERE snap_id IS NOT NULL");
+			     ", warnings, host_warnings FROM hosts WHERE snap_id IS NOT NULL");
 		rc = st ? cold_scan(q, st, false, k, &rs) : -1;
 	} else if (mode == 1) {
 		st = db_stmt(q->r, S_COLD_NODES, "SELECT h.name, n.node, h.taken_ms, n.total, "
 			     "n.cold_1m, n.cold_2m, n.cold_5m, n.cold_10m, n.cold_30m, n.cold_1h, "
-			     "n.cold_6h, n.cold_24h FROM host_nodes n JOIN hosts h ON h.id = n.host_id");
+			     "n.cold_6h, n.cold_24h, n.warnings FROM host_nodes n "
+			     "JOIN hosts h ON h.id = n.host_id");
 		rc = st ? cold_scan(q, st, true, k, &rs) : -1;
 	} else if (!glob) {
 		st = db_stmt(q->r, S_LV_ALL, "SELECT h.name, p.path, h.taken_ms, l.total, "
 			     "l.cold_1m, l.cold_2m, l.cold_5m, l.cold_10m, l.cold_30m, l.cold_1h, "
-			     "l.cold_6h, l.cold_24h FROM memcg_latest l "
+			     "l.cold_6h, l.cold_24h, l.warnings FROM memcg_latest l "
 			     "JOIN hosts h ON h.id = l.host_id JOIN paths p ON p.id = l.path_id "
 			     "WHERE l.snap_id = h.snap_id ORDER BY l.host_id, l.path_id");
 		rc = st ? cold_scan_memcgs(st, k, &rs) : -1;
@@ -425,7 +481,7 @@ json_t *query_cold(struct query *q)
 		for (size_t i = 0; !rc && i < ps.n; i++) {
 			st = db_stmt(q->r, S_LV_BY_PATH, "SELECT h.name, ?2, h.taken_ms, l.total, "
 				     "l.cold_1m, l.cold_2m, l.cold_5m, l.cold_10m, l.cold_30m, "
-				     "l.cold_1h, l.cold_6h, l.cold_24h FROM memcg_latest l "
+				     "l.cold_1h, l.cold_6h, l.cold_24h, l.warnings FROM memcg_latest l "
 				     "JOIN hosts h ON h.id = l.host_id "
 				     "WHERE l.path_id = ?1 AND l.snap_id = h.snap_id");
 			if (!st) {
@@ -456,6 +512,8 @@ json_t *query_cold(struct query *q)
 
 		rs.total += r->total;
 		rs.cold += r->cold;
+		rs.hw |= r->hw;
+		rs.lw |= r->lw;
 		if (limit && i >= limit)
 			continue;
 		o = json_object();
@@ -468,6 +526,7 @@ json_t *query_cold(struct query *q)
 		set_u64(o, "cold_bytes", r->cold);
 		set_u64(o, "total_bytes", r->total);
 		set_int(o, "taken_at_ms", r->taken_ms);
+		put_warnings(o, r->hw, r->lw);
 		json_array_append_new(rows, o);
 	}
 	set_u64(doc, "rows_total", rs.n);
@@ -476,6 +535,7 @@ json_t *query_cold(struct query *q)
 	set_u64(tot, "hot_bytes", rs.total - rs.cold);
 	set_u64(tot, "cold_bytes", rs.cold);
 	set_u64(tot, "total_bytes", rs.total);
+	put_warnings(tot, rs.hw, rs.lw);
 	json_object_set_new(doc, "total", tot);
 out:
 	for (size_t i = 0; i < rs.n; i++) {
@@ -534,12 +594,12 @@ json_t *query_rank(struct query *q)
 	/* the best: the offer index walked from the top */
 	if (per_node)
 		snprintf(sql, sizeof(sql), "SELECT h.name, n.node, n.mem_total, n.mem_free, n.%s, "
-			 "h.taken_ms FROM host_nodes n JOIN hosts h ON h.id = n.host_id "
+			 "h.taken_ms, n.warnings, 0 FROM host_nodes n JOIN hosts h ON h.id = n.host_id "
 			 "WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2 "
 			 "ORDER BY n.mem_free + n.%s DESC LIMIT ?3", col, col, col);
 	else
-		snprintf(sql, sizeof(sql), "SELECT name, -1, mem_total, mem_free, %s, taken_ms "
-			 "FROM hosts WHERE mem_free + %s >= ?1 AND taken_ms >= ?2 "
+		snprintf(sql, sizeof(sql), "SELECT name, -1, mem_total, mem_free, %s, taken_ms, "
+			 "warnings, host_warnings FROM hosts WHERE mem_free + %s >= ?1 AND taken_ms >= ?2 "
 			 "ORDER BY mem_free + %s DESC LIMIT ?3", col, col, col);
 	st = db_stmt(q->r, (per_node ? S_RANK_NODES : S_RANK_HOSTS) + k, sql);
 	if (!st)
@@ -573,6 +633,7 @@ json_t *query_rank(struct query *q)
 		set_u64(o, "from_cold_bytes", need - from_free);
 		set_u64(o, "mem_total_bytes", col_u64(st, 2));
 		set_int(o, "taken_at_ms", sqlite3_column_int64(st, 5));
+		put_warnings(o, col_mask(st, 7), col_mask(st, 6));
 		json_array_append_new(rows, o);
 	}
 	if (rc != SQLITE_DONE) {
@@ -583,6 +644,36 @@ json_t *query_rank(struct query *q)
 }
 
 /* ---- capacity ------------------------------------------------------------------------- */
+
+/*
+ * "warnings": {code: hosts}, how many hosts' latest snapshots carry each
+ * code (host codes, and lruvec codes on any of their lruvecs); {} for none.
+ * The hosts are grouped by their two masks first, so this reads a handful
+ * of rows however large the fleet.
+ */
+static int capacity_warnings(struct query *q, json_t *doc)
+{
+	sqlite3_stmt *st = db_stmt(q->r, S_CAPACITY_WARN, "SELECT host_warnings, warnings, count(*) "
+				   "FROM hosts WHERE snap_id IS NOT NULL GROUP BY 1, 2");
+	uint64_t host_n[32] = { 0 }, lv_n[32] = { 0 };
+	json_t *o;
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (unsigned b = 0; b < 32; b++) {
+			host_n[b] += col_mask(st, 0) & (1u << b) ? col_u64(st, 2) : 0;
+			lv_n[b] += col_mask(st, 1) & (1u << b) ? col_u64(st, 2) : 0;
+		}
+	if (rc != SQLITE_DONE)
+		return -1;
+	o = json_object();
+	put_warn_counts(o, host_n, 32, true);
+	put_warn_counts(o, lv_n, 32, false);
+	json_object_set_new(doc, "warnings", o);
+	return 0;
+}
 
 json_t *query_capacity(struct query *q)
 {
@@ -612,6 +703,11 @@ json_t *query_capacity(struct query *q)
 	total = col_u64(st, 3);
 	set_u64(doc, "in_generations_bytes", total);
 	json_object_set_new(doc, "thresholds", arr);
+	/* while st is on its row: the same read transaction */
+	if (capacity_warnings(q, doc)) {
+		json_decref(doc);
+		return db_error(q);
+	}
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct lru_error err;
 		uint64_t ms, cold;
@@ -650,6 +746,7 @@ struct wss_acc {
 	struct path_set *ps;
 	struct lru_hist *h;	/* per path: the threshold asked for */
 	uint64_t *samples, *hours;
+	struct lru_fleet_warn_counts *warn;	/* per path: warned samples */
 	unsigned k;
 	int64_t from_hour;
 	int oom;
@@ -665,12 +762,18 @@ static void wss_visit(void *arg, const struct rollup_cell *c)
 	if (lru_hist_merge(&a->h[i], &c->h[a->k], NULL))
 		a->oom = 1;
 	a->samples[i] += c->samples;
+	lru_fleet_warn_counts_merge(&a->warn[i], &c->warn);
 }
 
+/*
+ * A job's row; "warnings" lists the codes any of its samples carried and
+ * "warning_samples" how many did ({code: samples}): the percentiles of a
+ * job with warned samples are lower bounds.
+ */
 static json_t *wss_row(const char *memcg, const struct lru_hist *h, uint64_t samples,
-		       uint64_t hours, double p)
+		       uint64_t hours, const struct lru_fleet_warn_counts *warn, double p)
 {
-	json_t *o = json_object();
+	json_t *o = json_object(), *counts = json_object();
 
 	if (memcg)
 		set_str(o, "memcg", memcg);
@@ -684,6 +787,9 @@ static json_t *wss_row(const char *memcg, const struct lru_hist *h, uint64_t sam
 	set_u64(o, "p99_bytes", lru_hist_percentile(h, 99));
 	set_u64(o, "max_bytes", lru_hist_max(h));
 	set_u64(o, "recommended_bytes", lru_hist_percentile(h, p));
+	put_warnings(o, 0, lru_fleet_warn_counts_mask(warn));
+	put_warn_counts(counts, warn->n, LRU_FLEET_WARN_BITS, false);
+	json_object_set_new(o, "warning_samples", counts);
 	return o;
 }
 
@@ -693,6 +799,7 @@ json_t *query_wss(struct query *q)
 	struct path_set ps = { 0 };
 	struct wss_acc a = { 0 };
 	struct lru_hist all;
+	struct lru_fleet_warn_counts all_warn = { { 0 } };
 	uint64_t thr, window, all_samples = 0;
 	double p = 95;
 	json_t *doc = NULL, *jobs;
@@ -727,7 +834,8 @@ json_t *query_wss(struct query *q)
 	a.h = calloc(ps.n, sizeof(*a.h));
 	a.samples = calloc(ps.n, sizeof(*a.samples));
 	a.hours = calloc(ps.n, sizeof(*a.hours));
-	if (!a.h || !a.samples || !a.hours) {
+	a.warn = calloc(ps.n, sizeof(*a.warn));
+	if (!a.h || !a.samples || !a.hours || !a.warn) {
 		bad(q, 500, "out of memory");
 		goto out;
 	}
@@ -736,8 +844,8 @@ json_t *query_wss(struct query *q)
 		goto out;
 	}
 	for (size_t i = 0; !rc && i < ps.n; i++) {
-		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist FROM wss_hourly "
-					   "WHERE path_id = ?1 AND hour >= ?2");
+		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist, warnings "
+					   "FROM wss_hourly WHERE path_id = ?1 AND hour >= ?2");
 
 		if (!st) {
 			rc = -1;
@@ -749,7 +857,9 @@ json_t *query_wss(struct query *q)
 			a.samples[i] += col_u64(st, 0);
 			a.hours[i]++;
 			if (lru_hist_merge_blob(&a.h[i], k, sqlite3_column_blob(st, 1),
-						(size_t)sqlite3_column_bytes(st, 1), NULL)) {
+						(size_t)sqlite3_column_bytes(st, 1), NULL) ||
+			    lru_fleet_warn_counts_merge_blob(&a.warn[i], sqlite3_column_blob(st, 2),
+							     (size_t)sqlite3_column_bytes(st, 2), NULL)) {
 				rc = SQLITE_CORRUPT;
 				break;
 			}
@@ -770,11 +880,13 @@ json_t *query_wss(struct query *q)
 	jobs = json_array();
 	json_object_set_new(doc, "jobs", jobs);
 	for (size_t i = 0; i < ps.n; i++) {
-		json_array_append_new(jobs, wss_row(ps.paths[i], &a.h[i], a.samples[i], a.hours[i], p));
+		json_array_append_new(jobs, wss_row(ps.paths[i], &a.h[i], a.samples[i], a.hours[i],
+						    &a.warn[i], p));
 		lru_hist_merge(&all, &a.h[i], NULL);
 		all_samples += a.samples[i];
+		lru_fleet_warn_counts_merge(&all_warn, &a.warn[i]);
 	}
-	json_object_set_new(doc, "all", wss_row(NULL, &all, all_samples, 0, p));
+	json_object_set_new(doc, "all", wss_row(NULL, &all, all_samples, 0, &all_warn, p));
 out:
 	if (a.h)
 		for (size_t i = 0; i < ps.n; i++)
@@ -783,6 +895,7 @@ out:
 	free(a.h);
 	free(a.samples);
 	free(a.hours);
+	free(a.warn);
 	path_set_release(&ps);
 	return doc;
 }
@@ -795,7 +908,8 @@ struct tl_path {
 };
 
 struct tl_lruvec {
-	json_t *points;
+	json_t *obj, *points;	/* borrowed: the document holds them */
+	uint32_t warnings;	/* of any of its snapshots in the window */
 };
 
 static void tl_path_free(void *p)
@@ -910,13 +1024,19 @@ json_t *query_timeline(struct query *q)
 					json_decref(o);
 					goto fail;
 				}
+				tv->obj = o;
 				tv->points = json_array();
 				set_str(o, "memcg", tp->path);
 				set_u64(o, "memcg_inode", lv.ino);
 				set_u64(o, "memcg_id", lv.memcg_id);
 				set_int(o, "node", lv.lv.node);
+				put_warnings(o, 0, 0);
 				json_object_set_new(o, "points", tv->points);
 				json_array_append_new(lvs, o);
+			}
+			if (lv.lv.warnings & ~tv->warnings) {
+				tv->warnings |= lv.lv.warnings;
+				put_warnings(tv->obj, 0, tv->warnings);
 			}
 			for (unsigned g = 0; g < lv.lv.nr_gens; g++) {
 				const struct lru_gen *gen = &lv.lv.gens[g];

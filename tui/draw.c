@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "lru_units.h"
+#include "lru_warn.h"
 
 struct scheme {
 	short fg, bg;
@@ -47,6 +48,7 @@ static const struct scheme scheme[CLR_NR] = {
 	[CLR_STATUS_INFO] = { COLOR_BLACK, COLOR_GREEN, 0, A_BOLD },
 	[CLR_DIALOG] = { COLOR_WHITE, COLOR_BLUE, 0, A_REVERSE },
 	[CLR_DIALOG_TITLE] = { COLOR_YELLOW, COLOR_BLUE, A_BOLD, A_REVERSE | A_BOLD },
+	[CLR_WARN] = { COLOR_YELLOW, -1, A_BOLD, A_BOLD },
 };
 
 struct col_def {
@@ -427,6 +429,37 @@ static void cell(WINDOW *w, int attr, const char *s, int width, bool right)
 	put(w, attr, buf);
 }
 
+/*
+ * A right-aligned cell whose value is a bound: '!' (in mark_attr) just
+ * before it, inside the cell's width (a size takes 5 columns at most).
+ */
+static void cell_marked(WINDOW *w, int attr, int mark_attr, const char *s, int width)
+{
+	int pad = width - 1 - (int)strlen(s);
+
+	if (pad < 0) {
+		cell(w, attr, s, width, true);
+		return;
+	}
+	wattrset(w, attr);
+	wprintw(w, "%*s", pad, "");
+	put(w, mark_attr, "!");
+	cell(w, attr, s, width - 1 - pad, true);
+}
+
+/* "! code: help  ! code: help" for the lruvec warnings in mask, into buf. */
+static const char *warn_text(uint32_t mask, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (uint32_t bit = 1; bit && bit <= mask && used < size; bit <<= 1)
+		if ((mask & bit) && lru_warn_name(bit))
+			used += (size_t)snprintf(buf + used, size - used, "%s! %s: %s", used ? "  " : "",
+						 lru_warn_name(bit), lru_warn_help(bit));
+	return buf;
+}
+
 static void col_value(const struct top_view *v, const struct top_row *r, enum top_col c,
 		      char *buf, size_t size)
 {
@@ -593,10 +626,16 @@ static void draw_row(struct top *t, WINDOW *w, int y, const struct top_row *r, b
 		 !r->show_name ? t->attr[CLR_DIM] : base, label, g->name_w - x);
 	fill_to(w, base, g->name_w + 1);
 	for (i = 1; i < COL_NR; i++) {
+		int a = base | (r->kind == ROW_GROUP ? A_BOLD : 0);
+
 		if (!g->col_on[i])
 			continue;
 		col_value(v, r, (enum top_col)i, buf, sizeof(buf));
-		cell(w, base | (r->kind == ROW_GROUP ? A_BOLD : 0), buf, cols[i].width, true);
+		/* a warned row: its hot bytes are a lower bound (and cold an upper one) */
+		if (i == COL_HOT && r->st.warnings)
+			cell_marked(w, a, selected ? a | (int)A_BOLD : t->attr[CLR_WARN], buf, cols[i].width);
+		else
+			cell(w, a, buf, cols[i].width, true);
 	}
 	if (g->tl_w > 0)
 		draw_timeline(t, w, r, cells, cell_bytes, gl);
@@ -708,6 +747,35 @@ static int details_lruvec(struct top *t, WINDOW *w, int y, int h, const struct t
 	return y;
 }
 
+/*
+ * The row's warnings explained from line y, each word on the line it fits
+ * (continued under the code); returns the next free line.
+ */
+static int details_warnings(struct top *t, WINDOW *w, int y, uint32_t mask)
+{
+	char text[512];
+	const char *p;
+
+	for (uint32_t bit = 1; bit && bit <= mask && y < t->g.details_h; bit <<= 1) {
+		if (!(mask & bit) || !lru_warn_name(bit))
+			continue;
+		wmove(w, y, 2);
+		for (p = warn_text(bit, text, sizeof(text)); *p && y < t->g.details_h; p += strspn(p, " ")) {
+			int len = (int)strcspn(p, " ");
+
+			if (getcurx(w) > 4 && getcurx(w) + 1 + len >= t->g.cols)
+				wmove(w, ++y, 4);
+			else if (getcurx(w) > 2)
+				put(w, t->attr[CLR_WARN], " ");
+			if (y < t->g.details_h)
+				putn(w, t->attr[CLR_WARN], p, len < t->g.cols - 4 ? len : t->g.cols - 4);
+			p += len;
+		}
+		y++;
+	}
+	return y < t->g.details_h ? y : t->g.details_h;
+}
+
 static void draw_details(struct top *t)
 {
 	const struct top_view *v = &t->view;
@@ -752,7 +820,8 @@ static void draw_details(struct top *t)
 			 draw_fmt_size(r->st.file, b3, sizeof(b3)), draw_fmt_size(r->st.hot, b4, sizeof(b4)),
 			 draw_fmt_size(r->st.cold, b5, sizeof(b5)));
 		wattrset(w, t->attr[CLR_DEFAULT]);
-		mvwaddnstr(w, y, 0, line, t->g.cols);
+		mvwaddnstr(w, y++, 0, line, t->g.cols);
+		details_warnings(t, w, y, r->st.warnings);
 		wnoutrefresh(w);
 		return;
 	}
@@ -775,6 +844,7 @@ static void draw_details(struct top *t)
 		putn(w, t->attr[CLR_DIM], "  memory.stat  not known for this memcg and source", t->g.cols);
 	}
 	y++;
+	y = details_warnings(t, w, y, r->st.warnings);
 	for (i = 0; i < r->nr_refs && y < h; i++)
 		y = details_lruvec(t, w, y, h, view_ref(v, r, i));
 	wnoutrefresh(w);
@@ -811,6 +881,9 @@ static void draw_status(struct top *t)
 		putn(w, t->attr[CLR_STATUS_ERR], t->fetch_err, t->g.cols);
 	} else if (msg) {
 		putn(w, t->attr[CLR_STATUS_INFO], t->msg, t->g.cols);
+	} else if (t->view.total.warnings) {	/* what the rows' '!' means; hints are in F1 */
+		putn(w, t->attr[CLR_WARN], warn_text(t->view.total.warnings, buf, sizeof(buf)),
+		     t->g.cols);
 	} else if (t->src->note[0]) {	/* e.g. the root memcg left out: the hints are in F1 */
 		putn(w, t->attr[CLR_STATUS_INFO], t->src->note, t->g.cols);
 	} else {
@@ -840,6 +913,8 @@ static void draw_help(struct top *t)
 			: "Shade = size (log scale): . : + # largest on screen",
 		"Colour: hot (young) or cold (idle longer than T, strict).",
 		t->utf8 ? "\u250a marks now - T, \u2502 is now." : "| marks now - T and now.",
+		"! before HOT: the row's figures are bounds (hot at least, cold at most);",
+		"the status bar and Enter say why.",
 	};
 	int y = 2;
 

@@ -5,11 +5,11 @@
  *
  *	GET {store}/v1/hosts
  *		{"now_ms": N, "hosts": [{"host", "last_seen_ms", "kernel",
- *					 "page_size", ...}, ...]}
+ *					 "page_size", "warnings", ...}, ...]}
  *	GET {store}/v1/timeline?host=H&since=DUR	for every host seen
  *		{"now_ms": N, "point_fields": ["taken_at_ms", "gen_seq",
  *					       "birth_ms", "anon_bytes", "file_bytes"],
- *		 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node",
+ *		 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node", "warnings",
  *			      "points": [[taken, seq, birth, anon, file], ...]}]}
  *
  * with since just long enough to reach the host's last snapshot
@@ -19,6 +19,9 @@
  * an lruvec of a per-host struct lru_snapshot (birth as given, age relative
  * to that read), so everything after this file treats the fleet like one big
  * host list. Points may also be objects with the point_fields as keys.
+ * "warnings" are accuracy codes (lru_warn.h): a host's become its
+ * snapshot's host warnings, an lruvec's its own; codes this build does not
+ * know are dropped, a missing list is no warning (an older store).
  */
 #include "source.h"
 
@@ -30,6 +33,7 @@
 #include <jansson.h>
 
 #include "lru_units.h"
+#include "lru_warn.h"
 
 #define FLEET_MAX_BODY (64u << 20)
 
@@ -136,6 +140,18 @@ static const char *jstr(const json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* The bits of the codes in o's "warnings": LRU_HOSTW_* (host) or LRU_WARN_*. */
+static uint32_t jwarnings(const json_t *o, bool host)
+{
+	const json_t *v;
+	uint32_t mask = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(o, "warnings"), i, v)
+		mask |= host ? lru_hostwarn_bit(json_string_value(v)) : lru_warn_bit(json_string_value(v));
+	return mask;
+}
+
 /* One generation as read from a point, before it is placed in an lruvec. */
 struct point {
 	const char *memcg;
@@ -143,6 +159,7 @@ struct point {
 	int node;
 	int64_t seq, birth_ms, taken_ms;
 	uint64_t anon, file;
+	uint32_t warnings;	/* its lruvec's */
 };
 
 enum { PT_TAKEN, PT_SEQ, PT_BIRTH, PT_ANON, PT_FILE, PT_NR };
@@ -208,6 +225,7 @@ static size_t collect_points(const json_t *doc, struct point **out)
 	json_array_foreach(lvs, i, lv) {
 		const char *memcg = jstr(lv, "memcg");
 		int node = (int)jint(lv, "node", -1);
+		uint32_t warnings = jwarnings(lv, false);
 
 		if (!memcg || node < 0 || node > LRU_NODE_MAX)
 			continue;
@@ -219,6 +237,7 @@ static size_t collect_points(const json_t *doc, struct point **out)
 			pt->node = node;
 			pt->memcg_id = (uint64_t)jint(lv, "memcg_id", 0);
 			pt->ino = (uint64_t)jint(lv, "memcg_inode", 0);
+			pt->warnings = warnings;
 			pt->birth_ms = pfield(p, idx, PT_BIRTH, INT64_MIN);
 			pt->taken_ms = pfield(p, idx, PT_TAKEN, 0);
 			pt->seq = pfield(p, idx, PT_SEQ, -1);
@@ -251,6 +270,7 @@ static enum lru_err host_snapshot(const char *host, const json_t *hinfo, const j
 		return LRU_ENOMEM;
 	}
 	s->host.enabled = (uint32_t)jint(hinfo, "lru_gen_enabled", 0);
+	s->host.warnings = jwarnings(hinfo, true);
 	qsort(pts, n, sizeof(*pts), cmp_point);
 	while (!rc && i < n) {
 		/* points are sorted by path: a known memcg is the last one added */
@@ -277,6 +297,7 @@ static enum lru_err host_snapshot(const char *host, const json_t *hinfo, const j
 		if (rc)
 			break;
 		lv = &s->lruvecs[lvi];
+		lv->warnings = pts[i].warnings;
 		/* the youngest LRU_MAX_GENS, ascending birth */
 		k = (unsigned)(j - i > LRU_MAX_GENS ? j - i - LRU_MAX_GENS : 0);
 		for (g = 0; i + k < j; k++, g++) {

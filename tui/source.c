@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "lru_sys.h"
+#include "lru_warn.h"
 
 struct live {
 	struct top_source base;
@@ -22,7 +23,8 @@ struct live {
  * Read the generations through the interface chosen at open: each memcg's
  * memory.lru_gen (no tier counters), or debugfs lru_gen_full (tiers for the
  * details pane) falling back to lru_gen where it is missing or closed; then
- * host, node and per-memcg stats, into an empty snapshot.
+ * host, node and per-memcg stats, into an empty snapshot, and the accuracy
+ * warnings a running DAMON monitor calls for (lru_warn.h), as lrugen does.
  */
 static enum lru_err live_read(struct live *l, struct lru_snapshot *snap, struct lru_error *err)
 {
@@ -50,6 +52,7 @@ static enum lru_err live_read(struct live *l, struct lru_snapshot *snap, struct 
 		lru_sys_fill_inodes(root, NULL, snap);
 	for (i = 0; i < snap->nr_memcgs; i++)
 		lru_sys_read_memcg_stats(root, &snap->memcgs[i]);
+	lru_warn_read_apply(root, snap, NULL);
 	l->base.iface = l->ifc.used;
 	snprintf(l->base.note, sizeof(l->base.note), "%s", l->ifc.root_note);
 	return LRU_OK;

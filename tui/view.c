@@ -123,6 +123,7 @@ static void stats_add(struct top_stats *a, const struct top_stats *x)
 	if (x->nr_gens > a->nr_gens)
 		a->nr_gens = x->nr_gens;
 	a->nr += x->nr;
+	a->warnings |= x->warnings;
 }
 
 static void item_stats(const struct top_view *v, struct top_item *it)
@@ -145,6 +146,7 @@ static void item_stats(const struct top_view *v, struct top_item *it)
 	/* memory.stat is per memcg: count its rate once, on its first lruvec */
 	s->refault_bps = (uint32_t)(it - v->items) == mc->first_item ? mc->refault_bps : -1;
 	s->nr = 1;
+	s->warnings = lv->warnings;
 }
 
 /* ---- frame -------------------------------------------------------------------- */

@@ -47,6 +47,7 @@ struct top_stats {
 	double refault_bps;		/* refaulted bytes per second; < 0 unknown */
 	unsigned nr_gens;		/* most generations of any lruvec */
 	unsigned nr;			/* lruvecs summed */
+	uint32_t warnings;		/* LRU_WARN_* of any lruvec summed (lru_warn.h) */
 };
 
 struct top_item {			/* one lruvec of the frame */

@@ -1,4 +1,7 @@
-# tests/sh/fleet.sh - 'lrugen fleet' against a real lrugen-store: tables, --json, errors, exit codes.
+# tests/sh/fleet.sh - 'lrugen fleet' against a real lrugen-store: tables, the marks of
+# warned rows and their footnotes, --json, errors, exit codes. The fleet is
+# store-fleet.spec: web-1's latest snapshot says damon_active, and thp_unaged on
+# /jobs/web node 0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store-lib.bash"
 tmp=$(mktemp -d)
@@ -29,29 +32,54 @@ post_pb "$tmp/fleet.pb" "$tmp/admin.token" >/dev/null
 F=("$LRUGEN" fleet --store "$STORE_URL" --token-file "$tmp/read.token")
 
 out=$("${F[@]}" hosts)
-check_grep "hosts table" '^web-1 +[0-9].* ago +6\.1\.0-test +16\.0 GiB +3\.0 GiB +2 +3 +2$' "$out"
+check_grep "hosts table" '^web-1 +[0-9].* ago +6\.1\.0-test +16\.0 GiB +3\.0 GiB +2 +3 +2 damon_active,thp_unaged$' "$out"
+check_grep "hosts: a warnings column" '^HOST .* MEMCGS WARNINGS$' "$out"
+check_grep "hosts: an unwarned host" '^db-1 +.* +1 +1 +1$' "$out"
 check_grep "hosts count" '^2 hosts$' "$out"
+check_grep "hosts: the host code explained" '^! damon_active: a DAMON monitor runs' "$out"
+check_grep "hosts: the lruvec code explained" '^! thp_unaged: a DAMON monitor clears' "$out"
+check "hosts: footnotes wrapped at 80 columns" 0 "$(sed -n '/^! /,$p' <<<"$out" | awk 'length > 80' | wc -l)"
 out=$(LRUGEN_STORE=$STORE_URL LRUGEN_TOKEN=$(cat "$tmp/read.token") "$LRUGEN" fleet hosts)
 check_grep "LRUGEN_STORE and LRUGEN_TOKEN" '^db-1 ' "$out"
 out=$("$LRUGEN" fleet rank --need 3G --store "$STORE_URL" --token-file "$tmp/read.token")
 check_grep "options after the command" '^   1 db-1 +4\.0 GiB' "$out"
-check_grep "rank: second" '^   2 web-1 +3\.0 GiB +3\.0 GiB +31\.2 MiB +3\.0 GiB +0 B' "$out"
+check_grep "rank: a warned host's offer and cold are upper bounds" \
+	'^   2 web-1 +<3\.0 GiB +3\.0 GiB +<31\.2 MiB +3\.0 GiB +0 B' "$out"
+check_grep "rank: db-1 unmarked" '^   1 db-1 +4\.0 GiB' "$out"
+check_grep "rank: the mark explained" '^< thp_unaged: ' "$out"
 check_grep "rank: candidates" '^2 hosts can take 3\.0 GiB' "$out"
 out=$("${F[@]}" rank --need 1G --per-node --limit 1)
 check_grep "rank per node" '^   1 db-1:0 ' "$out"
 out=$("${F[@]}" cold --by memcg --memcg-glob '/jobs/*')
 check_grep "cold by memcg" '^web-1 /jobs/batch +3\.9 MiB +19\.5 MiB +83% +23\.5 MiB' "$out"
-check_grep "cold total" '^TOTAL +.* 70\.3 MiB' "$out"
+check_grep "cold by memcg: a warned memcg's bounds" '^web-1 /jobs/web +>28\.9 MiB +<11\.7 MiB +29% +40\.6 MiB' "$out"
+check_grep "cold total" '^TOTAL +>228\.2 MiB +<70\.3 MiB' "$out"
+check_grep "cold: the footnote" '^> < thp_unaged: a DAMON monitor clears the accessed bits of this memcg.s huge$' "$out"
+check "cold: one footnote" 1 "$(grep -c 'thp_unaged:' <<<"$out")"
+out=$("${F[@]}" cold --by node)
+check_grep "cold by node: only the warned node marked" '^web-1:1 +1\.6 MiB +0 B' "$out"
+check_grep "cold by node: the warned node" '^web-1:0 +>[0-9.]+ MiB +<31\.2 MiB' "$out"
+out=$("${F[@]}" cold --by memcg --memcg-glob '/jobs/[bd]*')
+check "unwarned rows: no marks, no footnote" 0 "$(grep -c '[<>!]' <<<"$out")"
 out=$("${F[@]}" cold --threshold 3m)
 check_grep "effective threshold shown" 'threshold 3m00s \(effective 5m00s' "$out"
 out=$("${F[@]}" capacity --thresholds 2m,5m)
 check_grep "capacity header" '^2 hosts: memory 32\.0 GiB, free 7\.0 GiB' "$out"
-check_grep "capacity 2m" '^2m00s +2m00s +.* 70\.3 MiB +24%' "$out"
+check_grep "capacity 2m" '^2m00s +2m00s +>228\.2 MiB +<70\.3 MiB +24%' "$out"
+check_grep "capacity: hosts per warning" '^hosts with warnings: damon_active 1, thp_unaged 1$' "$out"
+check_grep "capacity: the marks explained" '^> < thp_unaged: ' "$out"
 out=$("${F[@]}" wss --memcg-glob /jobs/web --window 1d --percentile 99)
-check_grep "wss row" '^/jobs/web +2 +28\.9 MiB +44\.5 MiB +44\.5 MiB +44\.5 MiB +44\.5 MiB' "$out"
+check_grep "wss row: lower bounds (a warned sample)" \
+	'^/jobs/web +2 +>28\.9 MiB +>44\.5 MiB +>44\.5 MiB +>44\.5 MiB +>44\.5 MiB' "$out"
+check_grep "wss: the mark explained" '^> thp_unaged: ' "$out"
+check_grep "wss: an unwarned job" '^/jobs/db +1 +195\.3 MiB' "$("${F[@]}" wss --memcg-glob /jobs/db)"
 check_grep "wss percentile column" ' LIMIT\(P99\)$' "$out"
 out=$("${F[@]}" timeline --host web-1 --memcg /jobs/batch)
-check_grep "timeline lruvec" '^/jobs/batch node 0 \(inode 200\)' "$out"
+check_grep "timeline lruvec" '^/jobs/batch node 0 \(inode 200\)$' "$out"
+out2=$("${F[@]}" timeline --host web-1 --memcg /jobs/web)
+check_grep "timeline: a warned lruvec" '^/jobs/web node 0 \(inode 100\) ! thp_unaged$' "$out2"
+check_grep "timeline: an unwarned one" '^/jobs/web node 1 \(inode 100\)$' "$out2"
+check_grep "timeline: the code explained" '^! thp_unaged: ' "$out2"
 check_grep "timeline gen" ' 7 .* 1h00m +0 B +19\.5 MiB$' "$out"
 
 # --json: the store's document, unchanged

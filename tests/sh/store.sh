@@ -1,5 +1,6 @@
 # tests/sh/store.sh - lrugen-store over HTTP: ingest and query answers computed by hand,
-# the auth matrix, bad inputs, duplicates, a restart with the data intact.
+# accuracy warnings on every answer, the auth matrix, bad inputs, duplicates, a
+# restart with the data intact, and the migration of a version-1 database.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store-lib.bash"
 tmp=$(mktemp -d)
@@ -54,6 +55,8 @@ check "hosts: latest seq" 2 "$(jq '.hosts[] | select(.host == "web-1") | .seq' <
 check "hosts: kernel" 6.12.0-test "$(jq -r '.hosts[0].kernel' <<<"$json")"
 check "hosts: memory" $((16 << 30)) "$(jq '.hosts[1].mem_total_bytes' <<<"$json")"
 check "hosts: lruvecs" 3 "$(jq '.hosts[1].lruvecs' <<<"$json")"
+check "hosts: warnings, host codes first" 'db-1:[] web-1:["damon_active","thp_unaged"]' \
+	"$(jq -r '[.hosts[] | "\(.host):\(.warnings | tojson)"] | join(" ")' <<<"$json")"
 
 json=$(http GET '/v1/cold?threshold=2m' "$tmp/read.token")
 json=${json#* }
@@ -62,6 +65,8 @@ check "cold web-1 2m" $((8000 * P)) "$(jq '.rows[1].cold_bytes' <<<"$json")"
 check "hot web-1 2m" $((8410 * P)) "$(jq '.rows[1].hot_bytes' <<<"$json")"
 check "cold db-1 2m" $((10000 * P)) "$(jq '.rows[0].cold_bytes' <<<"$json")"
 check "cold total" $((18000 * P)) "$(jq '.total.cold_bytes' <<<"$json")"
+check "cold by host: warnings" '[[],["damon_active","thp_unaged"]]' "$(jq -c '[.rows[].warnings]' <<<"$json")"
+check "cold total: warnings of any row" '["damon_active","thp_unaged"]' "$(jq -c '.total.warnings' <<<"$json")"
 json=$(http GET '/v1/cold?threshold=3m' "$tmp/read.token")
 json=${json#* }
 check "3m uses the next fixed threshold" 300000 "$(jq '.effective_threshold_ms' <<<"$json")"
@@ -72,12 +77,17 @@ json=${json#* }
 check "cold by node" "db-1:0:$((10000 * P)) web-1:0:$((8000 * P)) web-1:1:0" \
 	"$(jq -r '[.rows[] | "\(.host):\(.node):\(.cold_bytes)"] | join(" ")' <<<"$json")"
 check "node total web-1:1" $((400 * P)) "$(jq '.rows[2].total_bytes' <<<"$json")"
+check "cold by node: a node's own lruvec warnings" '[[],["thp_unaged"],[]]' \
+	"$(jq -c '[.rows[].warnings]' <<<"$json")"
 json=$(http GET '/v1/cold?by=memcg&memcg_glob=/jobs/*' "$tmp/read.token")
 json=${json#* }
 check "cold by memcg" "db-1/jobs/db:$((10000 * P)) web-1/jobs/batch:$((5000 * P)) web-1/jobs/web:$((3000 * P))" \
 	"$(jq -r '[.rows[] | "\(.host)\(.memcg):\(.cold_bytes)"] | join(" ")' <<<"$json")"
 check "memcg web sums its nodes" $((10400 * P)) \
 	"$(jq '.rows[] | select(.memcg == "/jobs/web") | .total_bytes' <<<"$json")"
+check "cold by memcg: warnings of the memcg's lruvecs" \
+	'/jobs/db:[] /jobs/batch:[] /jobs/web:["thp_unaged"]' \
+	"$(jq -r '[.rows[] | "\(.memcg):\(.warnings | tojson)"] | join(" ")' <<<"$json")"
 json=$(http GET '/v1/cold?by=memcg&memcg_glob=/jobs/w*&limit=1' "$tmp/read.token")
 check "cold glob prefix" '["/jobs/web"]' "$(jq -c '[.rows[].memcg]' <<<"${json#* }")"
 
@@ -87,6 +97,7 @@ json=${json#* }
 check "rank 3G: both fit, best first" "db-1 web-1" "$(jq -r '[.rows[].host] | join(" ")' <<<"$json")"
 check "rank offer db-1" $(((4 << 30) + 10000 * P)) "$(jq '.rows[0].offer_bytes' <<<"$json")"
 check "rank candidates" 2 "$(jq '.candidates' <<<"$json")"
+check "rank: warnings" '[[],["damon_active","thp_unaged"]]' "$(jq -c '[.rows[].warnings]' <<<"$json")"
 json=$(http GET '/v1/rank?need=4300000000' "$tmp/read.token")
 json=${json#* }
 check "rank 4.3G: only db-1" '["db-1"]' "$(jq -c '[.rows[].host]' <<<"$json")"
@@ -97,6 +108,7 @@ json=$(http GET '/v1/rank?need=1G&per_node=1' "$tmp/read.token")
 json=${json#* }
 check "rank per node" "db-1:0 web-1:1 web-1:0" "$(jq -r '[.rows[] | "\(.host):\(.node)"] | join(" ")' <<<"$json")"
 check "rank per node offer" $(((1 << 30) + 8000 * P)) "$(jq '.rows[2].offer_bytes' <<<"$json")"
+check "rank per node: warnings" '[[],[],["thp_unaged"]]' "$(jq -c '[.rows[].warnings]' <<<"$json")"
 
 # capacity at 2m and 5m
 json=$(http GET '/v1/capacity?thresholds=2m,5m' "$tmp/read.token")
@@ -106,6 +118,7 @@ check "capacity in generations" $((76410 * P)) "$(jq '.in_generations_bytes' <<<
 check "capacity cold 2m, 5m" "$((18000 * P)) $((10000 * P))" \
 	"$(jq -r '[.thresholds[].cold_bytes] | join(" ")' <<<"$json")"
 check "capacity hot 5m" $((66410 * P)) "$(jq '.thresholds[1].hot_bytes' <<<"$json")"
+check "capacity: hosts per warning" '{"damon_active":1,"thp_unaged":1}' "$(jq -c '.warnings' <<<"$json")"
 
 # wss: /jobs/web on web-1 was 11400 then 7400 pages hot at 2m (both nodes)
 # check_wss NAME POOLED_SAMPLES
@@ -120,6 +133,10 @@ check_wss() {
 	check "wss $1: recommendation at p50" $((7400 * P)) "$(jq '.jobs[2].recommended_bytes' <<<"$json")"
 	check "wss $1: db max" $((50000 * P)) "$(jq '.jobs[1].max_bytes' <<<"$json")"
 	check "wss $1: pooled" "$2 $((50000 * P))" "$(jq -r '"\(.all.samples) \(.all.max_bytes)"' <<<"$json")"
+	check "wss $1: web's warned samples" '["thp_unaged"] {"thp_unaged":1}' \
+		"$(jq -c '.jobs[2] | .warnings, .warning_samples' <<<"$json" | paste -sd' ')"
+	check "wss $1: db unwarned" '[] {}' "$(jq -c '.jobs[1] | .warnings, .warning_samples' <<<"$json" | paste -sd' ')"
+	check "wss $1: pooled warnings" '{"thp_unaged":1}' "$(jq -c '.all.warning_samples' <<<"$json")"
 }
 check_wss "before restart" 4
 
@@ -133,6 +150,8 @@ check "timeline birth = taken - age" 600000 \
 check "timeline anon bytes" $((8000 * P)) "$(jq '.lruvecs[0].points[3][3]' <<<"$json")"
 check "timeline on one axis" "$(jq '.snapshots[1].taken_at_ms' <<<"$json")" \
 	"$(jq '.lruvecs[0].points[4][0]' <<<"$json")"
+check "timeline: an lruvec's warnings in the window" '[["thp_unaged"],[]]' \
+	"$(jq -c '[.lruvecs[].warnings]' <<<"$json")"
 
 # --- bad query parameters: 400/404 with a reason ------------------------------------
 check_grep "bad threshold" '^400 .*parameter .threshold.*unknown unit' "$(http GET '/v1/cold?threshold=3q' "$tmp/read.token")"
@@ -237,8 +256,102 @@ kill_store
 start_store "$tmp" --config "$tmp/tokens.conf" || { finish; exit 1; }
 check_wss "after kill -9" 5
 
-# --insecure-no-auth: loudly logged, no token needed
+# --- schema migration: a version-1 database keeps its data and takes warnings ------
+# The version-1 schema as that lrugen-store created it (fleetsim prints the
+# migrations up to 1), filled with the rows a store writes for the fleet
+# without its warnings: warnings aside, what it writes is what version 1 wrote
+# (an unwarned lruvec packs as it always did; test_fleet checks that).
 stop_store
+mkdir "$tmp/new" "$tmp/mig"
+sed 's/ warn [a-z_,]*//' "$tmp/fleet.spec" >"$tmp/plain.spec"
+"$FLEETSIM" build "$tmp/plain.spec" >"$tmp/plain.pb"
+start_store "$tmp/new" --config "$tmp/tokens.conf" || { finish; exit 1; }
+check "migration: the fleet for the old database" '200 {"accepted":3,"duplicates":0}' \
+	"$(post_pb "$tmp/plain.pb" "$tmp/admin.token")"
+stop_store
+"$FLEETSIM" schema 1 | sqlite3 "$tmp/mig/db"
+check "migration: a version-1 database" 1 "$(sql "$tmp/mig/db" 'PRAGMA user_version')"
+check "migration: version 1 has no warnings" 0 \
+	"$(sql "$tmp/mig/db" "SELECT count(*) FROM pragma_table_info('hosts') WHERE name LIKE '%warnings'")"
+for t in meta hosts host_nodes paths snapshots memcg_latest wss_hourly; do
+	cols=$(sql "$tmp/mig/db" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t')")
+	sql "$tmp/mig/db" "ATTACH '$tmp/new/db' AS n; INSERT OR REPLACE INTO main.$t($cols) SELECT $cols FROM n.$t" ||
+		fail "migration: copying $t"
+done
+counts="SELECT (SELECT count(*) FROM hosts), (SELECT count(*) FROM host_nodes), (SELECT count(*) FROM snapshots), (SELECT count(*) FROM memcg_latest), (SELECT sum(samples) FROM wss_hourly)"
+check "migration: version-1 rows" "2|3|3|3|4" "$(sql "$tmp/mig/db" "$counts")"
+out=$("$STORE_BIN" --db "$tmp/mig/db" --migrate 2>&1)
+check "migration: --migrate exit code" 0 $?
+check_grep "migration: logged" "migrated to schema version 2" "$out"
+check "migration: version 2" 2 "$(sql "$tmp/mig/db" 'PRAGMA user_version')"
+check "migration: the rows are all there" "2|3|3|3|4" "$(sql "$tmp/mig/db" "$counts")"
+check "migration: warning columns, nothing warned" "0|0|0|0|0" "$(sql "$tmp/mig/db" \
+	"SELECT (SELECT sum(host_warnings) FROM hosts), (SELECT sum(warnings) FROM hosts), (SELECT sum(warnings) FROM host_nodes), (SELECT sum(warnings) FROM memcg_latest), (SELECT count(warnings) FROM wss_hourly)")"
+check "migration: --migrate again changes nothing" "" \
+	"$("$STORE_BIN" --db "$tmp/mig/db" --migrate 2>&1 | grep migrated)"
+
+start_store "$tmp/mig" --config "$tmp/tokens.conf" --rollup-flush 1h || { finish; exit 1; }
+json=$(http GET /v1/hosts "$tmp/read.token")
+check "migrated: hosts and their warnings" 'db-1:1:[] web-1:2:[]' \
+	"$(jq -r '[.hosts[] | "\(.host):\(.seq):\(.warnings | tojson)"] | join(" ")' <<<"${json#* }")"
+json=$(http GET '/v1/cold?by=memcg' "$tmp/read.token")
+check "migrated: cold web-1 /jobs/web" "$((3000 * P)) []" \
+	"$(jq -r '.rows[] | select(.memcg == "/jobs/web") | "\(.cold_bytes) \(.warnings)"' <<<"${json#* }")"
+json=$(http GET '/v1/wss?memcg_glob=/jobs/web&window=1d&percentile=50' "$tmp/read.token")
+check "migrated: the hourly rollups" "2 $((7400 * P)) {}" \
+	"$(jq -r '.jobs[0] | "\(.samples) \(.p50_bytes) \(.warning_samples)"' <<<"${json#* }")"
+json=$(http GET '/v1/timeline?host=web-1&memcg=/jobs/web&since=1h' "$tmp/read.token")
+check "migrated: the raw snapshots" "12 [[],[]]" \
+	"$(jq -r '"\(.points) \([.lruvecs[].warnings] | tojson)"' <<<"${json#* }")"
+# new snapshots on the migrated database: warned, then (seq 4) no longer
+"$FLEETSIM" build >"$tmp/warned.pb" <<'EOF'
+host web-1 boot b-1 seq 3 taken -20s kernel 6.1.0-test warn damon_active
+node 0 total 8G free 1G
+lruvec /jobs/web ino 100 id 5 node 0 warn thp_unaged
+gen 10 600s 1000 0
+gen 11 10s 2000 0
+EOF
+check "migrated: a warned snapshot" '200 {"accepted":1,"duplicates":0}' "$(post_pb "$tmp/warned.pb" "$tmp/admin.token")"
+json=$(http GET /v1/hosts "$tmp/read.token")
+check "migrated: warned host" '["damon_active","thp_unaged"]' \
+	"$(jq -c '.hosts[] | select(.host == "web-1") | .warnings' <<<"${json#* }")"
+check "migrated: the warned lruvec in its raw row" 1 \
+	"$(http GET '/v1/timeline?host=web-1&memcg=/jobs/web&since=1h' "$tmp/read.token" | cut -d' ' -f2- |
+		jq '[.lruvecs[] | select(.warnings == ["thp_unaged"])] | length')"
+# kill -9 before the rollups are flushed: the warned sample is recounted from the raw row
+kill_store
+start_store "$tmp/mig" --config "$tmp/tokens.conf" --rollup-flush 1h || { finish; exit 1; }
+json=$(http GET '/v1/wss?memcg_glob=/jobs/web&window=1d' "$tmp/read.token")
+check "recounted after kill -9: warned samples" '3 {"thp_unaged":1}' \
+	"$(jq -r '.jobs[0] | "\(.samples) \(.warning_samples | tojson)"' <<<"${json#* }")"
+"$FLEETSIM" build >"$tmp/clear.pb" <<'EOF'
+host web-1 boot b-1 seq 4 taken -10s kernel 6.1.0-test
+node 0 total 8G free 1G
+lruvec /jobs/web ino 100 id 5 node 0
+gen 10 600s 1000 0
+gen 11 10s 2000 0
+EOF
+post_pb "$tmp/clear.pb" "$tmp/admin.token" >/dev/null
+check "the latest snapshot rules: no longer warned" "[] [] {}" \
+	"$(for q in /v1/hosts '/v1/cold?by=node' /v1/capacity; do http GET "$q" "$tmp/read.token" | cut -d' ' -f2-; done |
+		jq -sc '[(.[0].hosts[] | select(.host == "web-1") | .warnings), ([.[1].rows[] | select(.host == "web-1") | .warnings[]]), .[2].warnings] | .[]' | paste -sd' ')"
+json=$(http GET '/v1/timeline?host=web-1&memcg=/jobs/web&since=1h' "$tmp/read.token")
+check "timeline: warned if any snapshot in the window was" '["thp_unaged"]' \
+	"$(jq -c '.lruvecs[] | select(.node == 0) | .warnings' <<<"${json#* }")"
+stop_store
+check "flushed rollups keep the warned samples" "1" \
+	"$(sql "$tmp/mig/db" 'SELECT count(*) FROM wss_hourly WHERE warnings IS NOT NULL')"
+start_store "$tmp/mig" --config "$tmp/tokens.conf" || { finish; exit 1; }
+json=$(http GET '/v1/wss?memcg_glob=/jobs/web&window=1d' "$tmp/read.token")
+check "from wss_hourly: warned samples" '4 ["thp_unaged"] {"thp_unaged":1}' \
+	"$(jq -r '.jobs[0] | "\(.samples) \(.warnings | tojson) \(.warning_samples | tojson)"' <<<"${json#* }")"
+stop_store
+check "the migrated store stops cleanly" 0 "$STORE_RC"
+sql "$tmp/mig/db" 'PRAGMA user_version = 3'
+check_grep "a newer schema is refused" "has schema version 3, newer than this lrugen-store knows \(2\)" \
+	"$("$STORE_BIN" --db "$tmp/mig/db" --migrate 2>&1)"
+
+# --insecure-no-auth: loudly logged, no token needed
 start_store "$tmp" --insecure-no-auth || { finish; exit 1; }
 check_grep "insecure mode is loud" "insecure-no-auth: EVERY REQUEST IS ACCEPTED" "$(cat "$STORE_LOG")"
 check_grep "insecure: the warning names the port it listens on" \

@@ -1,7 +1,7 @@
 # tests/sh/tui.sh - lrugen-top driven through tmux on fixture, replay and fleet
 # sources: what the screen shows (values, order, filter, folds, help, 80x24,
-# the eviction dialog and what it writes), exit paths, and -n N runs (under
-# ASan/UBSan in make check).
+# the eviction dialog and what it writes, the '!' of rows whose figures are
+# bounds), exit paths, and -n N runs (under ASan/UBSan in make check).
 #
 # Every wait is bounded polling of capture-pane (up to TUI_WAIT seconds),
 # never a fixed sleep. The fleet source is tested against lrugen-store itself,
@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 TOP=$LRUGEN_BUILD/lrugen-top
 MKBATCH=$LRUGEN_BUILD/tests/tools/mkbatch
+FLEETSIM=$LRUGEN_BUILD/tests/tools/fleetsim
 STORE=$LRUGEN_BUILD/lrugen-store
 WAIT=${TUI_WAIT:-10}
 SOCK=lrugen-tui-$$
@@ -29,7 +30,7 @@ if ! command -v tmux >/dev/null || ! command -v curl >/dev/null; then
 	finish
 	exit
 fi
-for b in "$TOP" "$MKBATCH" "$STORE"; do
+for b in "$TOP" "$MKBATCH" "$FLEETSIM" "$STORE"; do
 	[ -x "$b" ] || { fail "$b is not built"; finish; exit; }
 done
 
@@ -108,6 +109,7 @@ expect main "tree: leaves indented under /jobs" "^      web +0 +0"
 expect main "timeline: shades and the now edge" "web +1 .*█+ +█+ +│"
 expect main "timeline axis with the T marker" "-30s .*T"
 expect main "status bar hints" "F1Help.*qQuit"
+check "no warning marks on a host without DAMON" 0 "$(screen main | grep -c '!')"
 
 # sort: flat list, '>' steps NAME -> N -> TOTAL -> ANON
 keys main t
@@ -182,6 +184,8 @@ expect main "+ zooms in" "window 30s"
 keys main '?'
 expect main "help screen" "lrugen-top .* keys"
 expect main "help lists bindings from the table" "> \. +sort by the next column"
+keys main j j j j j j j j j j j j j j j
+expect main "help, scrolled: the warning mark explained" "! before HOT: the row's figures are bounds"
 keys main x
 expect_gone main "any key leaves help" "keys \(j k scroll"
 expect main "the list is back" "^      web +1 +120M"
@@ -202,6 +206,37 @@ check "80x24: nothing wider than 80 columns" 80 "$(screen main | LC_ALL=C.UTF-8 
 keys main q
 check "q exits 0" 0 "$(wait_exit main)"
 expect_gone main "terminal restored after q" "MEMCG"
+
+# --- accuracy warnings: Debian 7.3's root, damon_stat on, /jobs/web in huge pages ----
+# lrugen-top reads DAMON's state as lrugen does (lru_warn_read_apply): /jobs/web's
+# lruvecs are thp_unaged, their hot bytes a lower bound: '!' before HOT.
+mkroot "$tmp/r73" 7.3
+start warn 120x30 "$TOP" --root "$tmp/r73" -d 100 -T 3s
+expect warn "a warned row: '!' before its hot bytes" "^      web +1 +120M +120M +0 +!33\.0M +87\.1M +72% +4"
+expect warn "an empty warned lruvec too" "^      web +0 +0 +0 +0 +!0 +0 +0%"
+check "unwarned rows are not marked" 0 "$(screen warn | grep -E '^ +(batch|jobs|/) ' | grep -c '!')"
+expect warn "the status bar explains the mark" "^! thp_unaged: a DAMON monitor clears the accessed bits of this memcg's huge pages"
+keys warn End Enter
+expect warn "details: the warning, wrapped" "^  ! thp_unaged: a DAMON monitor clears the accessed bits"
+expect warn "details: all of it" "^    .*hot is a lower bound, cold an upper bound"
+keys warn Enter
+expect_gone warn "details closed" "lower bound"
+keys warn g g g
+expect warn "a group of warned lruvecs is marked" "^▾ /jobs/web +\* +120M +120M +0 +!33\.0M"
+expect warn "a group of unwarned ones is not" "^▾ /jobs/batch +\* +130M +130M +0 +9\.9M"
+keys warn g
+expect warn "back to no grouping" "no grouping"
+tm resize-window -t warn -x 80 -y 24
+expect warn "80x24: the mark fits the HOT column" "^      web +1 +120M +!33\.0M +87\.1M +72% +4 +9\.5s"
+check "80x24 with marks: 24 lines" 24 "$(screen warn | wc -l)"
+check "80x24 with marks: nothing wider than 80 columns" 80 "$(screen warn | LC_ALL=C.UTF-8 wc -L)"
+echo N >"$tmp/r73/sys/module/damon_stat/parameters/enabled"
+keys warn r
+expect_gone warn "damon_stat off: no mark after r" "!33\.0M"
+expect warn "and the hints are back" "F1Help"
+keys warn q
+check "warned session exits 0" 0 "$(wait_exit warn)"
+check "warned session: nothing on stderr" "" "$(cat "$tmp/warn.err")"
 
 # no colours (vt100), and ASCII shades without a UTF-8 locale
 start mono 100x30 env TERM=vt100 LC_ALL=C LANG=C "$TOP" --root "$r61" -d 100 -T 3s
@@ -431,6 +466,25 @@ wait_exit sp >/dev/null
 check "the spool is left alone (no lock taken)" "" "$(ls "$tmp/spool" | grep -v -e '\.seg$' -e '^head$' -e '^seq$' -e '^lock$')"
 check_rc "replay of garbage exits 1" 1 env TERM=xterm "$TOP" --replay "$r61/proc/mounts"
 
+# a recorded snapshot carries its warnings (set by lrugend, in the protobuf)
+"$FLEETSIM" build >"$tmp/warned.pb" <<'EOF'
+host gamma boot g-1 seq 1 taken -5s warn damon_active
+node 0 total 8G free 1G
+lruvec /jobs/web ino 100 id 5 node 0 warn thp_unaged
+gen 1 60s 10000 0
+gen 2 2s 5000 0
+lruvec /jobs/batch ino 200 id 6 node 0
+gen 1 60s 8000 0
+gen 2 2s 100 0
+EOF
+check "fleetsim writes a warned batch" 0 "$?"
+start rpw 120x30 "$TOP" --replay "$tmp/warned.pb" -d 100 -T 30s
+expect rpw "replay: the warned lruvec marked" "^  /jobs/web +0 +58\.6M +58\.6M +0 +!58\.6M +0 +0%"
+expect rpw "replay: the other one not" "^  /jobs/batch +0 +31\.6M +31\.6M +0 +31\.6M +0 +0%"
+expect rpw "replay: the status bar explains" "^! thp_unaged: "
+keys rpw q
+wait_exit rpw >/dev/null
+
 # --- fleet: lrugen-store's query API ------------------------------------------------------
 # alpha: the 6.1 lru_gen capture read 20 s ago, then lru_gen_full 5 s ago (the
 # latest read wins); beta: the 6.12 capture 15 s ago. Ingested as lrugend would.
@@ -456,15 +510,19 @@ run_store() {
 	done
 }
 
+# ingest FILE: POST a SnapshotBatch with the ingest token; prints the answer
+ingest() {
+	curl -s -X POST -H "Authorization: Bearer $(cat "$tmp/store/ingest.token")" \
+		-H "Content-Type: application/x-protobuf" --data-binary @"$1" "$url/v1/snapshots"
+}
+
 run_store
 check_grep "lrugen-store started" "^http://127\.0\.0\.1:[0-9]+$" "$url"
 now=$(date +%s%3N)
 "$MKBATCH" "$tmp/fleet.pb" alpha:$((now - 20000)):$fx/linux-6.1/lru_gen.txt \
 	beta:$((now - 15000)):$fx/linux-6.12/lru_gen.txt \
 	alpha:$((now - 5000)):$fx/linux-6.1/lru_gen_full.txt
-check "ingest" '{"accepted":3,"duplicates":0}' \
-	"$(curl -s -X POST -H "Authorization: Bearer $(cat "$tmp/store/ingest.token")" \
-		-H "Content-Type: application/x-protobuf" --data-binary @"$tmp/fleet.pb" "$url/v1/snapshots")"
+check "ingest" '{"accepted":3,"duplicates":0}' "$(ingest "$tmp/fleet.pb")"
 start fl 150x30 "$TOP" --store "$url" --token-file "$tmp/store/read.token" -d 100 -T 3s
 expect fl "fleet header" "hosts 2 +T 3s +window 30s +fleet http://127\.0\.0\.1:"
 expect fl "fleet totals" "16 lruvecs +total 506M +hot 98\.5M +cold 407M \(80%\)"
@@ -488,6 +546,16 @@ keys fl q
 check "fleet exits 0" 0 "$(wait_exit fl)"
 
 run_store
+# a host whose snapshot is warned: the store's "warnings" reach the rows
+check "ingest a warned host" '{"accepted":1,"duplicates":0}' "$(ingest "$tmp/warned.pb")"
+start flw 150x30 "$TOP" --store "$url" --token-file "$tmp/store/read.token" -d 100 -T 30s
+expect flw "fleet: the warned lruvec marked" "^  /jobs/web +gamma +0 +58\.6M +58\.6M +0 +!58\.6M"
+expect flw "fleet: its unwarned neighbour" "^  /jobs/batch +gamma +0 +31\.6M +31\.6M +0 +31\.6M"
+check "fleet: other hosts' rows unmarked" 0 "$(screen flw | grep -E ' (alpha|beta) ' | grep -c '!')"
+expect flw "fleet: the status bar explains" "^! thp_unaged: "
+keys flw q
+wait_exit flw >/dev/null
+
 start flbad 120x30 env LRUGEN_TOKEN=wrong "$TOP" --store "$url" -d 100
 expect flbad "a wrong token is named" "store refused the token \(HTTP 401\)"
 keys flbad q

@@ -6,12 +6,21 @@
  *		input) and write them as one SnapshotBatch on standard output:
  *
  *		host NAME [boot ID] [seq N] [taken -30s|@MS] [page BYTES] [kernel R]
+ *			[warn CODE,...]
  *		node N total SIZE free SIZE
- *		lruvec PATH [ino N] [id N] node N
+ *		lruvec PATH [ino N] [id N] node N [warn CODE,...]
  *		gen SEQ AGE ANON_PAGES FILE_PAGES	(oldest first; AGE 300s)
  *
  *		Each host line starts a snapshot; "taken -30s" is 30 s before now
- *		(the default is now). Tests compute their expected answers from it.
+ *		(the default is now). "warn" sets accuracy warnings (lru_warn.h:
+ *		damon_active on a host, thp_unaged on an lruvec), as lrugend
+ *		would. Tests compute their expected answers from it.
+ *
+ *	fleetsim schema VERSION
+ *		print the SQL that makes an empty store database of that schema
+ *		version, as the lrugen-store that knew no later one made it
+ *		(lru_fleet_sql.h's migrations up to VERSION, then its
+ *		user_version): for migration tests, "| sqlite3 FILE".
  *
  *	fleetsim run --store URL [--token-file F] [--hosts N] [--memcgs M]
  *		[--nodes K] [--jobs J] [--interval DUR] [--cycles C | --history DUR
@@ -52,10 +61,12 @@
 #include <zlib.h>
 
 #include "lru_buf.h"
+#include "lru_fleet_sql.h"
 #include "lru_model.h"
 #include "lru_pb.h"
 #include "lru_synth.h"
 #include "lru_units.h"
+#include "lru_warn.h"
 
 #define PROG "fleetsim"
 
@@ -116,6 +127,21 @@ static void spec_fail(const struct spec *sp, const char *fmt, ...)
 	die("spec line %d: %s", sp->line, msg);
 }
 
+/* "thp_unaged,..." -> LRU_WARN_* bits (host: LRU_HOSTW_*); an unknown code fails. */
+static uint32_t spec_warnings(const struct spec *sp, char *list, bool host)
+{
+	uint32_t mask = 0, bit;
+	char *save = NULL;
+
+	for (char *code = strtok_r(list, ",", &save); code; code = strtok_r(NULL, ",", &save)) {
+		bit = host ? lru_hostwarn_bit(code) : lru_warn_bit(code);
+		if (!bit)
+			spec_fail(sp, "unknown %s warning '%s'", host ? "host" : "lruvec", code);
+		mask |= bit;
+	}
+	return mask;
+}
+
 static struct lru_snapshot *cur(struct spec *sp)
 {
 	if (!sp->n)
@@ -129,7 +155,8 @@ static void spec_host(struct spec *sp, char **w, int nw)
 	int64_t taken = lru_now_ms();
 
 	if (nw < 2)
-		spec_fail(sp, "host NAME [boot ID] [seq N] [taken -DUR|@MS] [page N] [kernel R]");
+		spec_fail(sp, "host NAME [boot ID] [seq N] [taken -DUR|@MS] [page N] [kernel R] "
+			  "[warn CODE,...]");
 	if (sp->n == sp->alloc) {
 		sp->alloc = sp->alloc ? sp->alloc * 2 : 8;
 		sp->snaps = realloc(sp->snaps, sp->alloc * sizeof(*sp->snaps));
@@ -156,6 +183,8 @@ static void spec_host(struct spec *sp, char **w, int nw)
 			taken = lru_now_ms() - (int64_t)parse_dur("taken", w[i + 1] + 1);
 		else if (!strcmp(w[i], "taken") && w[i + 1][0] == '@')
 			taken = (int64_t)parse_u64("taken", w[i + 1] + 1);
+		else if (!strcmp(w[i], "warn"))
+			s->host.warnings = spec_warnings(sp, w[i + 1], true);
 		else
 			spec_fail(sp, "unknown host attribute '%s'", w[i]);
 	}
@@ -185,12 +214,13 @@ static void spec_line(struct spec *sp, char **w, int nw)
 		nm->free = parse_sz("free", w[5]);
 	} else if (!strcmp(w[0], "lruvec")) {
 		uint64_t ino = 0, id = 1;
+		uint32_t warnings = 0;
 		int node = -1;
 		size_t mi, li;
 
 		s = cur(sp);
 		if (nw < 2)
-			spec_fail(sp, "lruvec PATH [ino N] [id N] node N");
+			spec_fail(sp, "lruvec PATH [ino N] [id N] node N [warn CODE,...]");
 		for (int i = 2; i + 1 < nw; i += 2) {
 			if (!strcmp(w[i], "ino"))
 				ino = parse_u64("ino", w[i + 1]);
@@ -198,6 +228,8 @@ static void spec_line(struct spec *sp, char **w, int nw)
 				id = parse_u64("id", w[i + 1]);
 			else if (!strcmp(w[i], "node"))
 				node = (int)parse_u64("node", w[i + 1]);
+			else if (!strcmp(w[i], "warn"))
+				warnings = spec_warnings(sp, w[i + 1], false);
 			else
 				spec_fail(sp, "unknown lruvec attribute '%s'", w[i]);
 		}
@@ -214,6 +246,7 @@ static void spec_line(struct spec *sp, char **w, int nw)
 		if (lru_snapshot_add_lruvec(s, mi, node, &li, NULL))
 			die("out of memory");
 		sp->lv = &s->lruvecs[li];
+		sp->lv->warnings = warnings;
 	} else if (!strcmp(w[0], "gen")) {
 		struct lru_gen *g;
 
@@ -273,6 +306,25 @@ static int cmd_build(int argc, char **argv)
 		lru_snapshot_release(&sp.snaps[i]);
 	free(sp.snaps);
 	return 0;
+}
+
+/* ---- schema ------------------------------------------------------------------ */
+
+static int cmd_schema(int argc, char **argv)
+{
+	static const char *const migrations[] = LRU_FLEET_SQL_MIGRATIONS;
+	uint64_t version;
+
+	if (argc != 2)
+		die("usage: fleetsim schema VERSION");
+	version = parse_u64("schema", argv[1]);
+	if (!version || version > LRU_FLEET_SQL_NR_MIGRATIONS)
+		die("schema: versions are 1 to %d", LRU_FLEET_SQL_NR_MIGRATIONS);
+	printf("BEGIN;\n");
+	for (uint64_t i = 0; i < version; i++)
+		fputs(migrations[i], stdout);
+	printf("PRAGMA user_version = %" PRIu64 ";\nCOMMIT;\n", version);
+	return fflush(stdout) ? 1 : 0;
 }
 
 /* ---- HTTP -------------------------------------------------------------------- */
@@ -737,7 +789,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2)
-		die("usage: fleetsim build [SPEC] | run --store URL ... | query --store URL --path P");
+		die("usage: fleetsim build [SPEC] | schema VERSION | run --store URL ... | "
+		    "query --store URL --path P");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!strcmp(argv[1], "build"))
 		rc = cmd_build(argc - 1, argv + 1);
@@ -745,6 +798,8 @@ int main(int argc, char **argv)
 		rc = cmd_run(argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "query"))
 		rc = cmd_query(argc - 1, argv + 1);
+	else if (!strcmp(argv[1], "schema"))
+		rc = cmd_schema(argc - 1, argv + 1);
 	else
 		die("unknown command '%s'", argv[1]);
 	curl_global_cleanup();

@@ -1,4 +1,7 @@
-/* test_fleet.c - lru_fleet (thresholds, packing, histograms), lru_buf varints, lru_synth. */
+/*
+ * test_fleet.c - lru_fleet (thresholds, packing, histograms, warnings), lru_buf
+ * varints, lru_synth.
+ */
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -8,6 +11,7 @@
 #include "lru_fleet.h"
 #include "lru_pb.h"
 #include "lru_synth.h"
+#include "lru_warn.h"
 #include "lru_ws.h"
 
 static void test_threshold_index(void **state)
@@ -51,7 +55,9 @@ static void test_cold_matches_ws(void **state)
 			lv->gens[g].pages[1] = (uint64_t)(rand_r(&seed) % 100000);
 			lv->gens[g].evicted = (uint8_t)(rand_r(&seed) % 5 == 0 ? 1 : 0);
 		}
+		lv->warnings = round % 3 ? 0 : LRU_WARN_THP_UNAGED;
 		lru_fleet_lruvec_cold(lv, 4096, &c);
+		assert_int_equal(c.warnings, lv->warnings);
 		for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
 			struct lru_ws w;
 
@@ -84,6 +90,7 @@ static void test_pack_roundtrip(void **state)
 	assert_int_equal(lru_snapshot_add_memcg(&s, 6, "/x", 2, &mi, NULL), LRU_OK);
 	assert_int_equal(lru_snapshot_add_lruvec(&s, 0, 3, &li, NULL), LRU_OK);
 	s.lruvecs[li].nr_gens = 3;
+	s.lruvecs[li].warnings = LRU_WARN_THP_UNAGED;
 	for (unsigned g = 0; g < 3; g++)
 		s.lruvecs[li].gens[g] = (struct lru_gen){ .seq = 100 + g, .age_ms = 9000 - g * 3000,
 							  .pages = { 1000 * g, 7 } };
@@ -109,6 +116,7 @@ static void test_pack_roundtrip(void **state)
 	assert_int_equal(out.memcg_id, 5);
 	assert_int_equal(out.lv.node, 3);
 	assert_int_equal(out.lv.nr_gens, 3);
+	assert_int_equal(out.lv.warnings, LRU_WARN_THP_UNAGED);
 	for (unsigned g = 0; g < 3; g++) {
 		assert_int_equal(out.lv.gens[g].seq, 100 + g);
 		assert_int_equal(out.lv.gens[g].age_ms, s.lruvecs[0].gens[g].age_ms);
@@ -117,6 +125,7 @@ static void test_pack_roundtrip(void **state)
 	}
 	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
 	assert_int_equal(out.path_id, 7);
+	assert_int_equal(out.lv.warnings, 0);
 	assert_int_equal(out.lv.gens[0].evicted, 2);
 	assert_int_equal(out.lv.gens[0].birth_ms, s.lruvecs[1].gens[0].birth_ms);
 	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
@@ -134,6 +143,148 @@ static void test_pack_roundtrip(void **state)
 	}
 	lru_buf_release(&b);
 	lru_snapshot_release(&s);
+}
+
+/*
+ * Warnings cost nothing where there are none: the blob of an lruvec without
+ * them is what format 1 always was (so raw rows written before warnings
+ * existed read back unwarned), and a warned one adds one varint. A flag this
+ * build does not know is refused.
+ */
+static void test_pack_warnings(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_buf plain, warned;
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec out;
+	struct lru_error err;
+	uint64_t ids[1] = { 9 };
+	size_t mi, li, at;
+
+	(void)state;
+	lru_snapshot_init(&s);
+	lru_buf_init(&plain);
+	lru_buf_init(&warned);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 5, "/jobs/web", 9, &mi, NULL), LRU_OK);
+	assert_int_equal(lru_snapshot_add_lruvec(&s, mi, 1, &li, NULL), LRU_OK);
+	s.lruvecs[li].nr_gens = 2;
+	s.lruvecs[li].gens[0] = (struct lru_gen){ .seq = 7, .age_ms = 9000, .pages = { 20245, 0 } };
+	s.lruvecs[li].gens[1] = (struct lru_gen){ .seq = 8, .age_ms = 100, .pages = { 8439, 0 } };
+	lru_snapshot_set_times(&s, 1700000000000, 1700000000002);
+	assert_int_equal(lru_fleet_pack(&s, ids, &plain, &err), LRU_OK);
+	s.lruvecs[li].warnings = LRU_WARN_THP_UNAGED;
+	assert_int_equal(lru_fleet_pack(&s, ids, &warned, &err), LRU_OK);
+	assert_int_equal(warned.len, plain.len + 1);
+
+	/* the lruvec header: version, nodes 0, lruvecs 1, path, ino, id, node, flags */
+	at = 7;
+	assert_int_equal(plain.data[at], 2);		/* two generations, no flag */
+	assert_int_equal(warned.data[at], 2 | 0x20);
+	assert_int_equal(lru_fleet_unpack_begin(&r, plain.data, plain.len, lru_fleet_taken_ms(&s),
+						NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(out.lv.warnings, 0);
+	assert_int_equal(lru_fleet_unpack_begin(&r, warned.data, warned.len, lru_fleet_taken_ms(&s),
+						NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(out.lv.warnings, LRU_WARN_THP_UNAGED);
+	assert_int_equal(out.lv.gens[1].pages[LRU_ANON], 8439);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+
+	warned.data[at] |= 0x40;
+	assert_int_equal(lru_fleet_unpack_begin(&r, warned.data, warned.len, 0, NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), -1);
+	assert_int_equal(err.code, LRU_EPROTO);
+	lru_buf_release(&plain);
+	lru_buf_release(&warned);
+	lru_snapshot_release(&s);
+}
+
+/* A host's row has the union of its lruvecs' warnings, a node's those of its own. */
+static void test_rows_warnings(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_fleet_rows rows;
+	struct lru_fleet_cold acc = { 0 };
+	size_t mi, li;
+
+	(void)state;
+	lru_snapshot_init(&s);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 1, "/a", 2, &mi, NULL), LRU_OK);
+	for (int node = 0; node < 3; node++) {
+		assert_int_equal(lru_snapshot_add_lruvec(&s, mi, node, &li, NULL), LRU_OK);
+		s.lruvecs[li].nr_gens = 1;
+		s.lruvecs[li].gens[0] = (struct lru_gen){ .seq = 1, .age_ms = 1, .pages = { 1, 1 } };
+		s.lruvecs[li].warnings = node == 1 ? LRU_WARN_THP_UNAGED : 0;
+	}
+	s.host.warnings = LRU_HOSTW_DAMON;
+	lru_snapshot_set_times(&s, 1700000000000, 1700000000002);
+	assert_int_equal(lru_fleet_rows_build(&s, &rows, NULL), LRU_OK);
+	assert_int_equal(rows.host.warnings, LRU_WARN_THP_UNAGED);
+	assert_int_equal(rows.nr_nodes, 3);
+	for (size_t i = 0; i < rows.nr_nodes; i++)
+		assert_int_equal(rows.nodes[i].cold.warnings,
+				 rows.nodes[i].node == 1 ? LRU_WARN_THP_UNAGED : 0);
+	lru_fleet_cold_add(&acc, &rows.lv[0]);
+	assert_int_equal(acc.warnings, 0);
+	lru_fleet_cold_add(&acc, &rows.lv[1]);
+	lru_fleet_cold_add(&acc, &rows.lv[2]);
+	assert_int_equal(acc.warnings, LRU_WARN_THP_UNAGED);
+	assert_int_equal(acc.total, rows.host.total);
+	lru_fleet_rows_release(&rows);
+	lru_snapshot_release(&s);
+}
+
+/* Samples per warning: counted, merged, and through a blob and back; bad blobs refused. */
+static void test_warn_counts(void **state)
+{
+	struct lru_fleet_warn_counts a = { { 0 } }, b = { { 0 } };
+	struct lru_buf blob;
+	struct lru_error err;
+	static const uint8_t bad_version[] = { 2, 0, 1 };
+	static const uint8_t truncated[] = { 1, 0 };
+	static const uint8_t unordered[] = { 1, 0, 1, 0, 2 };
+	static const uint8_t zero[] = { 1, 0, 0 };
+	static const uint8_t too_high[] = { 1, 32, 1 };
+	static const uint8_t newer_bit[] = { 1, 0, 3, 9, 4 };	/* bit 9: not counted here */
+	const struct { const uint8_t *p; size_t len; } bad[] = {
+		{ bad_version, sizeof(bad_version) }, { truncated, sizeof(truncated) },
+		{ unordered, sizeof(unordered) }, { zero, sizeof(zero) },
+		{ too_high, sizeof(too_high) },
+	};
+
+	(void)state;
+	lru_buf_init(&blob);
+	assert_int_equal(lru_fleet_warn_counts_encode(&a, &blob, &err), LRU_OK);
+	assert_int_equal(blob.len, 0);		/* nothing warned: nothing stored */
+	assert_int_equal(lru_fleet_warn_counts_merge_blob(&a, NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_warn_counts_mask(&a), 0);
+
+	lru_fleet_warn_count(&a, 0, 5);
+	lru_fleet_warn_count(&a, LRU_WARN_THP_UNAGED, 3);
+	lru_fleet_warn_count(&a, LRU_WARN_THP_UNAGED | 1u << 2, 1);
+	assert_int_equal(a.n[0], 4);
+	assert_int_equal(a.n[2], 1);
+	assert_int_equal(lru_fleet_warn_counts_mask(&a), LRU_WARN_THP_UNAGED | 1u << 2);
+	assert_int_equal(lru_fleet_warn_counts_encode(&a, &blob, &err), LRU_OK);
+	assert_int_equal(lru_fleet_warn_counts_merge_blob(&b, blob.data, blob.len, &err), LRU_OK);
+	assert_memory_equal(&a, &b, sizeof(a));
+	lru_fleet_warn_counts_merge(&b, &a);
+	assert_int_equal(b.n[0], 8);
+	assert_int_equal(b.n[2], 2);
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(lru_fleet_warn_counts_merge_blob(&b, newer_bit, sizeof(newer_bit), &err),
+			 LRU_OK);
+	assert_int_equal(b.n[0], 3);
+	assert_int_equal(lru_fleet_warn_counts_mask(&b), 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&b, 0, sizeof(b));
+		assert_int_equal(lru_fleet_warn_counts_merge_blob(&b, bad[i].p, bad[i].len, &err),
+				 LRU_EPROTO);
+		assert_int_equal(lru_fleet_warn_counts_mask(&b), 0);	/* nothing half-added */
+	}
+	lru_buf_release(&blob);
 }
 
 static void test_hist_buckets(void **state)
@@ -293,6 +444,9 @@ int main(void)
 		cmocka_unit_test(test_threshold_index),
 		cmocka_unit_test(test_cold_matches_ws),
 		cmocka_unit_test(test_pack_roundtrip),
+		cmocka_unit_test(test_pack_warnings),
+		cmocka_unit_test(test_rows_warnings),
+		cmocka_unit_test(test_warn_counts),
 		cmocka_unit_test(test_hist_buckets),
 		cmocka_unit_test(test_hist_percentiles),
 		cmocka_unit_test(test_varints_and_buf),
