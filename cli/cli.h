@@ -125,11 +125,11 @@ int cli_load(struct cli *cli, struct lru_snapshot *snap);
 /*
  * Accuracy warnings (lru_warn.h): cli_load() sets them on the snapshot.
  * cli_warnings_json() is a JSON array of codes ([] for none);
- * cli_warning_notes() prints one footnote per code in mask, with marker
- * (what the table marks a bound with) in front.
+ * cli_warning_notes() prints one footnote per code in mask (lruvec codes,
+ * or host codes), with marker (what the table marks a bound with) in front.
  */
 json_t *cli_warnings_json(uint32_t mask, bool host);
-void cli_warning_notes(uint32_t mask, const char *marker);
+void cli_warning_notes(uint32_t mask, bool host, const char *marker);
 
 /*
  * Before lrugen ages: where damon_stat runs and this kernel's aging cannot

@@ -273,33 +273,6 @@ static const char *bound(json_t *o, const char *key, uint32_t warned, const char
 	return buf;
 }
 
-/*
- * One footnote per host warning code in mask, as cli_warning_notes() writes
- * those of lruvecs: "MARKER code: help", wrapped at 80 columns.
- */
-static void host_notes(uint32_t mask, const char *marker)
-{
-	for (unsigned b = 0; b < 32; b++) {
-		const char *code = mask & (1u << b) ? lru_hostwarn_name(1u << b) : NULL;
-		const char *p;
-		int col;
-
-		if (!code)
-			continue;
-		col = printf("%s %s:", marker, code);
-		for (p = lru_hostwarn_help(1u << b); *p; p += strspn(p, " ")) {
-			int w = (int)strcspn(p, " ");
-
-			if (col + 1 + w > 80)
-				col = printf("\n  %.*s", w, p) - 1;	/* the newline takes no column */
-			else
-				col += printf(" %.*s", w, p);
-			p += w;
-		}
-		putchar('\n');
-	}
-}
-
 static const char *ago(int64_t now, json_t *o, const char *key, char *buf)
 {
 	json_t *v = json_object_get(o, key);
@@ -365,8 +338,8 @@ static void print_hosts(json_t *doc)
 		       codes[0] ? " " : "", codes);
 	}
 	printf("%zu hosts\n", json_array_size(rows));
-	host_notes(hw, "!");
-	cli_warning_notes(lw, "!");
+	cli_warning_notes(hw, true, "!");
+	cli_warning_notes(lw, false, "!");
 }
 
 static void print_cold(json_t *doc)
@@ -400,7 +373,7 @@ static void print_cold(json_t *doc)
 	if (json_is_true(json_object_get(doc, "truncated")))
 		printf("(the %zu rows with the most cold memory of %" PRIu64 "; --limit 0 shows all)\n",
 		       json_array_size(rows), u64_of(doc, "rows_total"));
-	cli_warning_notes(lv_warnings(tot), "> <");
+	cli_warning_notes(lv_warnings(tot), false, "> <");
 }
 
 static void print_rank(json_t *doc)
@@ -431,7 +404,7 @@ static void print_rank(json_t *doc)
 	printf("%" PRIu64 " %s can take %s (free plus memory cold at the threshold)%s\n",
 	       u64_of(doc, "candidates"), per_node ? "nodes" : "hosts", bytes(doc, "need_bytes", b[0]),
 	       u64_of(doc, "candidates") > json_array_size(rows) ? "; the best are listed" : "");
-	cli_warning_notes(warned, "<");
+	cli_warning_notes(warned, false, "<");
 }
 
 /* A job's row: its working sets are lower bounds ('>') where some samples were warned. */
@@ -464,7 +437,7 @@ static void print_wss(json_t *doc)
 		print_wss_row(json_object_get(doc, "all"), "ALL (pooled)");
 	printf("LIMIT is a memory limit recommendation (--percentile); percentiles are\n"
 	       "upper bounds within 6.25%%\n");
-	cli_warning_notes(lv_warnings(json_object_get(doc, "all")), ">");
+	cli_warning_notes(lv_warnings(json_object_get(doc, "all")), false, ">");
 }
 
 static void print_timeline(json_t *doc)
@@ -498,7 +471,7 @@ static void print_timeline(json_t *doc)
 		printf("(truncated: narrow --since or --memcg)\n");
 	if (warned)
 		putchar('\n');
-	cli_warning_notes(warned, "!");
+	cli_warning_notes(warned, false, "!");
 }
 
 static void print_capacity(json_t *doc)
@@ -530,8 +503,8 @@ static void print_capacity(json_t *doc)
 	json_object_foreach(counts, code, n)
 		printf("%s %s %" JSON_INTEGER_FORMAT, i++ ? "," : "", code, json_integer_value(n));
 	putchar('\n');
-	host_notes(hw, "!");
-	cli_warning_notes(lw, "> <");
+	cli_warning_notes(hw, true, "!");
+	cli_warning_notes(lw, false, "> <");
 }
 
 static void (*const printers[F_NR])(json_t *doc) = {

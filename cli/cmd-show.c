@@ -209,7 +209,7 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 		       s->nr_duplicates);
 	if (cli->iface.root_missing)
 		printf("%s\n", cli->iface.root_note);
-	cli_warning_notes(warned, "!");
+	cli_warning_notes(warned, false, "!");
 }
 
 int cmd_show(struct cli *cli, int argc, char **argv)

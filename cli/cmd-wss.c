@@ -155,7 +155,7 @@ static void print_rows(const struct lru_snapshot *s, const struct row *rows, siz
 	printf("\n* UNMAPPED: page cache no process maps. MGLRU tracks its reuse by tiers, not\n"
 	       "  generations, so up to %s of the cold file bytes above may be reread often.\n",
 	       lru_fmt_bytes(unmapped_cold, b[5], 32));
-	cli_warning_notes(warned, "> <");
+	cli_warning_notes(warned, false, "> <");
 }
 
 int cmd_wss(struct cli *cli, int argc, char **argv)

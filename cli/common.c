@@ -267,17 +267,20 @@ json_t *cli_warnings_json(uint32_t mask, bool host)
 	return arr;
 }
 
-void cli_warning_notes(uint32_t mask, const char *marker)
+void cli_warning_notes(uint32_t mask, bool host, const char *marker)
 {
 	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		const char *code = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
+								: lru_warn_name(bit);
 		char text[512];
 		const char *p = text;
 		int col;
 
-		if (!(mask & bit) || !lru_warn_name(bit))
+		if (!code)
 			continue;
-		snprintf(text, sizeof(text), "%s (see 'lrugen doctor')", lru_warn_help(bit));
-		col = printf("%s %s:", marker, lru_warn_name(bit));
+		snprintf(text, sizeof(text), "%s%s", host ? lru_hostwarn_help(bit) : lru_warn_help(bit),
+			 host ? "" : " (see 'lrugen doctor' on the host)");
+		col = printf("%s %s:", marker, code);
 		/* words wrapped at 80 columns, continued under the first word */
 		while (*p) {
 			size_t w = strcspn(p, " ");

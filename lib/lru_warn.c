@@ -12,22 +12,26 @@ struct code {
 	uint32_t bit;
 	const char *name;
 	const char *help;
+	const char *brief;	/* what it means for the figures, in a few words */
 };
 
 static const struct code lruvec_codes[] = {
 	{ LRU_WARN_THP_UNAGED, "thp_unaged",
 	  "a DAMON monitor clears the accessed bits of this memcg's huge pages where the "
-	  "kernel's aging does not look: hot is a lower bound, cold an upper bound" },
+	  "kernel's aging does not look: hot is a lower bound, cold an upper bound",
+	  "hot is a lower bound (DAMON hides huge-page accesses)" },
 	{ LRU_WARN_FILE_UNAGED, "file_unaged",
 	  "this kernel (6.14 or later, without lrugen's series) keeps mapped page cache that "
 	  "reached the oldest generation there however often it is used: hot file bytes are "
-	  "a lower bound, by at most the memcg's mapped page cache" },
+	  "a lower bound, by at most the memcg's mapped page cache",
+	  "hot file is a lower bound (mapped page cache stuck as oldest)" },
 };
 
 static const struct code host_codes[] = {
 	{ LRU_HOSTW_DAMON, "damon_active",
 	  "a DAMON monitor runs and this kernel's aging does not see the accesses it "
-	  "clears: memory in huge pages reads colder than it is" },
+	  "clears: memory in huge pages reads colder than it is",
+	  "DAMON hides accesses from the aging" },
 };
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
@@ -89,6 +93,11 @@ const char *lru_warn_help(uint32_t bit)
 const char *lru_hostwarn_help(uint32_t bit)
 {
 	return by_bit(true, bit) ? by_bit(true, bit)->help : NULL;
+}
+
+const char *lru_warn_brief(bool host, uint32_t bit)
+{
+	return by_bit(host, bit) ? by_bit(host, bit)->brief : NULL;
 }
 
 char *lru_warn_list(uint32_t mask, bool host, char *buf, size_t size)

@@ -74,6 +74,8 @@ uint32_t lru_hostwarn_bit(const char *name);
 /* One sentence a person can act on, for --help, footnotes and doctor. */
 const char *lru_warn_help(uint32_t bit);
 const char *lru_hostwarn_help(uint32_t bit);
+/* What a code means for the figures, in a few words (a status bar). */
+const char *lru_warn_brief(bool host, uint32_t bit);
 
 /*
  * Write the codes of the bits in mask, comma-separated ("thp_unaged"), into

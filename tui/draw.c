@@ -447,8 +447,12 @@ static void cell_marked(WINDOW *w, int attr, int mark_attr, const char *s, int w
 	cell(w, attr, s, width - 1 - pad, true);
 }
 
-/* "! code: help  ! code: help" for the lruvec warnings in mask, into buf. */
-static const char *warn_text(uint32_t mask, char *buf, size_t size)
+/*
+ * "! code: text  ! code: text" for the lruvec warnings in mask, into buf:
+ * the whole explanation (full), or what it means for the figures (a
+ * status bar).
+ */
+static const char *warn_text(uint32_t mask, bool full, char *buf, size_t size)
 {
 	size_t used = 0;
 
@@ -456,7 +460,8 @@ static const char *warn_text(uint32_t mask, char *buf, size_t size)
 	for (uint32_t bit = 1; bit && bit <= mask && used < size; bit <<= 1)
 		if ((mask & bit) && lru_warn_name(bit))
 			used += (size_t)snprintf(buf + used, size - used, "%s! %s: %s", used ? "  " : "",
-						 lru_warn_name(bit), lru_warn_help(bit));
+						 lru_warn_name(bit), full ? lru_warn_help(bit)
+									  : lru_warn_brief(false, bit));
 	return buf;
 }
 
@@ -760,7 +765,7 @@ static int details_warnings(struct top *t, WINDOW *w, int y, uint32_t mask)
 		if (!(mask & bit) || !lru_warn_name(bit))
 			continue;
 		wmove(w, y, 2);
-		for (p = warn_text(bit, text, sizeof(text)); *p && y < t->g.details_h; p += strspn(p, " ")) {
+		for (p = warn_text(bit, true, text, sizeof(text)); *p && y < t->g.details_h; p += strspn(p, " ")) {
 			int len = (int)strcspn(p, " ");
 
 			if (getcurx(w) > 4 && getcurx(w) + 1 + len >= t->g.cols)
@@ -882,7 +887,7 @@ static void draw_status(struct top *t)
 	} else if (msg) {
 		putn(w, t->attr[CLR_STATUS_INFO], t->msg, t->g.cols);
 	} else if (t->view.total.warnings) {	/* what the rows' '!' means; hints are in F1 */
-		putn(w, t->attr[CLR_WARN], warn_text(t->view.total.warnings, buf, sizeof(buf)),
+		putn(w, t->attr[CLR_WARN], warn_text(t->view.total.warnings, false, buf, sizeof(buf)),
 		     t->g.cols);
 	} else if (t->src->note[0]) {	/* e.g. the root memcg left out: the hints are in F1 */
 		putn(w, t->attr[CLR_STATUS_INFO], t->src->note, t->g.cols);

@@ -215,12 +215,12 @@ start warn 120x30 "$TOP" --root "$tmp/r73" -d 100 -T 3s
 expect warn "a warned row: '!' before its hot bytes" "^      web +1 +120M +120M +0 +!33\.0M +87\.1M +72% +4"
 expect warn "an empty warned lruvec too" "^      web +0 +0 +0 +0 +!0 +0 +0%"
 check "unwarned rows are not marked" 0 "$(screen warn | grep -E '^ +(batch|jobs|/) ' | grep -c '!')"
-expect warn "the status bar explains the mark" "^! thp_unaged: a DAMON monitor clears the accessed bits of this memcg's huge pages"
+expect warn "the status bar says what the mark means" "^! thp_unaged: hot is a lower bound \\(DAMON hides huge-page accesses\\)"
 keys warn End Enter
 expect warn "details: the warning, wrapped" "^  ! thp_unaged: a DAMON monitor clears the accessed bits"
 expect warn "details: all of it" "^    .*hot is a lower bound, cold an upper bound"
 keys warn Enter
-expect_gone warn "details closed" "lower bound"
+expect_gone warn "details closed" "cold an upper bound"
 keys warn g g g
 expect warn "a group of warned lruvecs is marked" "^▾ /jobs/web +\* +120M +120M +0 +!33\.0M"
 expect warn "a group of unwarned ones is not" "^▾ /jobs/batch +\* +130M +130M +0 +9\.9M"
