@@ -7,8 +7,9 @@
 #   kernel_vm_files   print the VM_FILES entries those scenarios need:
 #                     /usr/bin/cgwrite (kernel/tests/cgwrite.c, built static
 #                     here), /lib/lru_gen.sh (kernel/tests/guest.sh) and
-#                     /usr/bin/test_lru_gen (the series' selftest, built by
-#                     kernel/build into the kernel's directory)
+#                     /usr/bin/test_lru_gen and /usr/bin/mglru_aging (the
+#                     series' selftests, built by kernel/build into the
+#                     kernel's directory)
 
 kernel_vm_files() {
 	local src=$VM_SRC/kernel/tests/cgwrite.c bin=$VM_OUT/cgwrite kdir tmp
@@ -20,9 +21,11 @@ kernel_vm_files() {
 	fi
 	kdir=$(vm_kernel patched) || return 1
 	[[ -x $kdir/kselftest/test_lru_gen ]] || { vm_err "no test_lru_gen in $kdir"; return 1; }
+	[[ -x $kdir/kselftest/mglru_aging ]] || { vm_err "no mglru_aging in $kdir"; return 1; }
 	echo "$bin:/usr/bin/cgwrite"
 	echo "$VM_SRC/kernel/tests/guest.sh:/lib/lru_gen.sh"
 	echo "$kdir/kselftest/test_lru_gen:/usr/bin/test_lru_gen"
+	echo "$kdir/kselftest/mglru_aging:/usr/bin/mglru_aging"
 }
 
 kernel_vm_setup() {
