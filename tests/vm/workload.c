@@ -14,7 +14,17 @@
  *                  time after a TLB flush of the process (see flush_tlb)
  *   --seconds S    exit 0 after S seconds (default: run until killed)
  *   --thp          allow transparent huge pages for anon memory (default: the
- *                  region is madvised MADV_NOHUGEPAGE so aging sees 4 KiB pages)
+ *                  region is madvised MADV_NOHUGEPAGE so aging sees 4 KiB pages);
+ *                  the region is then 2 MiB-aligned and madvised MADV_HUGEPAGE,
+ *                  so that hot and cold sets are whole huge pages (sizes in
+ *                  MB should be even) of whatever size the kernel's
+ *                  transparent_hugepage settings give (PMD or mTHP)
+ *   --thp-malloc   transparent huge pages as a large malloc() gets them: no
+ *                  madvise, the region page-aligned, not 2 MiB-aligned (the
+ *                  kernel's THP policy decides; hot and cold share the huge
+ *                  page at their boundary, and the first one starts on the
+ *                  first 2 MiB boundary)
+ *   --cpu N        run on CPU N only (sched_setaffinity)
  *
  * Modes:
  *   anon      anonymous private memory: [hot | cold]. The cold part is written
@@ -33,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,7 +66,8 @@ struct opts {
 	long period; /* ms */
 	long seconds;
 	long hot_mb, cold_mb, mb; /* -1: not given */
-	int thp;
+	int thp;	/* 0 none (MADV_NOHUGEPAGE), 1 aligned, 2 as malloc gets them */
+	long cpu; /* -1: any */
 };
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -76,7 +88,8 @@ static void usage(void)
 	fputs("usage: workload anon --hot MB --cold MB [options]\n"
 	      "       workload file --path F --hot MB --cold MB [options]\n"
 	      "       workload readfile --path F --mb MB [options]\n"
-	      "options: --cgroup DIR --node N --period MS --seconds S --thp\n",
+	      "options: --cgroup DIR --node N --period MS --seconds S --thp --thp-malloc\n"
+	      "         --cpu N\n",
 	      stderr);
 	exit(1);
 }
@@ -212,14 +225,21 @@ static void touch_read(void *arg)
 static void run_anon(const struct opts *o, size_t ps)
 {
 	size_t hot = (size_t)o->hot_mb * MIB, cold = (size_t)o->cold_mb * MIB;
+	size_t huge = 2 * MIB, len = hot + cold + ps + (o->thp == 1 ? huge : 0);
 	struct region r;
 	char *p;
 
-	p = mmap(NULL, hot + cold + ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		die("cannot map %zu bytes: %s", hot + cold, strerror(errno));
-	if (!o->thp && madvise(p, hot + cold + ps, MADV_NOHUGEPAGE) != 0)
+	if (!o->thp && madvise(p, len, MADV_NOHUGEPAGE) != 0)
 		die("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	if (o->thp == 1) {
+		/* whole huge pages: hot and cold do not share one */
+		p = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+		if (madvise(p, hot + cold, MADV_HUGEPAGE) != 0)
+			die("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+	}
 	write_pages(p + hot, cold, ps);
 	write_pages(p, hot, ps);
 	ready(o);
@@ -317,10 +337,13 @@ int main(int argc, char **argv)
 		{ "mb", required_argument, NULL, 'm' },
 		{ "path", required_argument, NULL, 'f' },
 		{ "thp", no_argument, NULL, 't' },
+		{ "thp-malloc", no_argument, NULL, 'M' },
+		{ "cpu", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .node = -1, .period = 100, .hot_mb = -1, .cold_mb = -1, .mb = -1 };
+	struct opts o = { .node = -1, .period = 100, .hot_mb = -1, .cold_mb = -1, .mb = -1,
+			  .cpu = -1 };
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 	int c;
 
@@ -339,6 +362,8 @@ int main(int argc, char **argv)
 		case 'm': o.mb = parse_num("--mb", optarg); break;
 		case 'f': o.path = optarg; break;
 		case 't': o.thp = 1; break;
+		case 'M': o.thp = 2; break;
+		case 'c': o.cpu = parse_num("--cpu", optarg); break;
 		default: usage();
 		}
 	}
@@ -360,6 +385,16 @@ int main(int argc, char **argv)
 	if ((file || readfile) && !o.path)
 		die("%s needs --path FILE", o.mode);
 
+	if (o.cpu >= 0) {
+		cpu_set_t set;
+
+		if (o.cpu >= CPU_SETSIZE)
+			die("cpu %ld is out of range", o.cpu);
+		CPU_ZERO(&set);
+		CPU_SET((int)o.cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) != 0)
+			die("cannot run on cpu %ld: %s", o.cpu, strerror(errno));
+	}
 	/* before any allocation, so every page lands in the right memcg and node */
 	if (o.cgroup)
 		join_cgroup(o.cgroup);

@@ -129,6 +129,21 @@ vm_lruvecs() {
 		END { flush() }'
 }
 
+# vm_lrugen_age ROUNDS SECS [OPTION...]: ROUNDS agings by 'lrugen age OPTION...',
+# SECS apart (a steady pace); dies on the first that fails. Its stderr is
+# left in /tmp/age.err.
+vm_lrugen_age() {
+	_vm_rounds=$1 _vm_secs=$2
+	shift 2
+	_vm_round=1
+	while [ $_vm_round -le "$_vm_rounds" ]; do
+		[ $_vm_round -gt 1 ] && sleep "$_vm_secs"
+		lrugen age "$@" >/dev/null 2>/tmp/age.err ||
+			vm_die "aging round $_vm_round failed: $(cat /tmp/age.err)"
+		_vm_round=$((_vm_round + 1))
+	done
+}
+
 # vm_age_all [CAN_SWAP [FORCE_SCAN]]: one aging round: "+ id node max_seq
 # CAN_SWAP FORCE_SCAN" (default 1 1) for every lruvec, one write(2) each.
 # Returns 1 if any write failed (the failures are printed on stderr).

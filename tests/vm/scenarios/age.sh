@@ -39,6 +39,9 @@ try memcg cmd "+ 9999 0 1"
 try memcg_kernel cmd --no-check "+ 9999 0 1"
 try node cmd "+ $id 7 $max 1 1"
 try node_kernel cmd --no-check "+ $id 7 $max 1 1"
+# 6.14 and later aged the stale seq above: read max_seq again
+max=$(awk -v id="$id" '$1 == "memcg" { m = ($2 == id) } m && $1 ~ /^[0-9]+$/ && n == 1 { s = $1 }
+	$1 == "node" { n = $2 } END { print s }' /sys/kernel/debug/lru_gen)
 try young cmd "- $id 1 $((max - 1))"
 try young_kernel cmd --no-check "- $id 1 $((max - 1))"
 try age_nomemcg age --memcg /nope
@@ -64,7 +67,8 @@ _age_max() {
 scenario_check() {
 	local r=$VM_RESULTS bad
 	vm_assert_eq "lrugen age exit code" 0 "$(cat "$r/age.rc")"
-	vm_assert_eq "lrugen age printed no error" "" "$(cat "$r/age.err")"
+	# on Debian's 7.3 the first aging turns damon_stat off, and says so
+	vm_assert_eq "lrugen age printed no error" "" "$(grep -v 'turned damon_stat off' "$r/age.err")"
 	# every lruvec of every online memcg advanced by exactly one
 	bad=$(jq -n --slurpfile b "$r/before.json" --slurpfile a "$r/after.json" '
 		[$b[0].lruvecs[] | select(.memcg_id != 0) as $x
@@ -92,8 +96,17 @@ scenario_check() {
 	# errors: lrugen's checks (exit 2 not found, 4 refused), the kernel's (exit 1)
 	vm_assert_eq "stale seq refused by lrugen" 4 "$(cat "$r/stale.rc")"
 	vm_assert_grep "stale seq message" "max_seq of memcg '/jobs/web' node 1 is [0-9]+, not [0-9]+" "$r/stale.err"
-	vm_assert_eq "stale seq: kernel ignores it, lrugen notices" 4 "$(cat "$r/stale_kernel.rc")"
-	vm_assert_grep "stale seq kernel message" "changed nothing: max_seq is still" "$r/stale_kernel.err"
+	case $VM_KERNEL in
+	6.1 | 6.12)
+		vm_assert_eq "stale seq: kernel ignores it, lrugen notices" 4 "$(cat "$r/stale_kernel.rc")"
+		vm_assert_grep "stale seq kernel message" "changed nothing: max_seq is still" "$r/stale_kernel.err"
+		;;
+	*)	# 6.14 and later age a stale seq anyway: done, and said
+		vm_assert_eq "stale seq: the kernel ages anyway (exit 0)" 0 "$(cat "$r/stale_kernel.rc")"
+		vm_assert_grep "stale seq: lrugen says the kernel aged anyway" \
+			"names a stale MAX_SEQ .*and the kernel aged anyway" "$r/stale_kernel.err"
+		;;
+	esac
 	vm_assert_eq "unknown memcg refused by lrugen" 2 "$(cat "$r/memcg.rc")"
 	vm_assert_grep "unknown memcg message" "no memcg with id 9999" "$r/memcg.err"
 	vm_assert_eq "unknown memcg refused by the kernel" 1 "$(cat "$r/memcg_kernel.rc")"

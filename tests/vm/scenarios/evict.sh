@@ -22,10 +22,7 @@ vm_start web workload anon --cgroup /sys/fs/cgroup/jobs/web --node 1 --hot 40 --
 vm_start batch workload file --cgroup /sys/fs/cgroup/jobs/batch --node 0 --path /mnt/data/batch.dat \
 	--hot 16 --cold 48 || vm_die "batch did not start"
 sync	# clean file pages: eviction need not wait for writeback
-for round in 1 2 3 4; do
-	[ $round -gt 1 ] && sleep 3
-	lrugen age >/dev/null 2>/tmp/age.err || vm_die "aging round $round failed: $(cat /tmp/age.err)"
-done
+vm_lrugen_age 4 3
 for cg in web batch; do
 	cp /sys/fs/cgroup/jobs/$cg/memory.stat /tmp/$cg.before
 done
