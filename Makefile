@@ -105,7 +105,8 @@ $(O)/tests/tools/%: $(O)/tests/tools/%.o $(LIBA)
 tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 
 # make check: unit and shell tests under ASan and UBSan in their own build
-# directory, then (when QEMU is installed and LRUGEN_VM is not 0) the
+# directory (while the patched kernel builds in the background, the first
+# time), then (when QEMU is installed and LRUGEN_VM is not 0) the
 # real-kernel scenarios of tests/vm with the plain build on VM_KERNEL (all:
 # Debian's 6.1, 6.12 and 7.3, and lrugen's patched 7.3 kernel, built first
 # when the cache lacks it), and the fleet demo; one summary line.
@@ -115,8 +116,12 @@ VM_KERNEL ?= all
 # the demos boot one kernel: VM_KERNEL when it names one, else 6.1
 DEMO_KERNEL = $(if $(filter all,$(VM_KERNEL)),6.1,$(VM_KERNEL))
 check: all $(O)/tests/tools/pbdump
-	$(Q)if [ "$(LRUGEN_VM)" = 1 ] && [ "$(VM_KERNEL)" = all -o "$(VM_KERNEL)" = patched ]; then \
-		kernel/build >/dev/null || echo "make check: the patched kernel did not build; its scenarios will fail"; fi
+	$(Q)if [ "$(LRUGEN_VM)" = 1 ] && [ "$(VM_KERNEL)" = all -o "$(VM_KERNEL)" = patched ] && \
+		[ ! -f "$$(kernel/build --print-dir)/stamp" ]; then \
+		echo "make check: building the patched kernel meanwhile (log: $(O)/kernel-build.log);" \
+			"its scenarios wait for it"; \
+		(kernel/build >$(O)/kernel-build.log 2>&1 || \
+			echo "make check: the patched kernel did not build (see $(O)/kernel-build.log)") & fi
 	$(Q)$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
 		CFLAGS='-O1 -g' LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(abspath $(O)) run-tests
 
