@@ -24,7 +24,9 @@ static const char usage[] =
 	"  wss         working set per job (memcg path) over a window: p50/p95/p99/max\n"
 	"              --memcg-glob G [--window DUR] [--percentile P] [--threshold DUR]\n"
 	"  timeline    one host's generations on one wall-clock axis\n"
-	"              --host H [--memcg G] [--since DUR]\n"
+	"              --host H [--memcg G] [--since DUR] [--limit POINTS] [--after CURSOR]\n"
+	"              (a page holds up to 50000 points; a truncated one prints the\n"
+	"              --after CURSOR of the next)\n"
 	"  capacity    fleet totals: memory, hot and cold per threshold\n"
 	"              [--thresholds 2m,10m,1h]\n"
 	"\n"
@@ -51,7 +53,7 @@ static const char *const cmd_names[F_NR] = {
 
 enum fleet_opt {
 	O_STORE = 0x2000, O_TOKEN_FILE, O_CA_FILE, O_THRESHOLD, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
-	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS,
+	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS, O_AFTER,
 };
 
 /* which command takes which option (query parameter name) */
@@ -63,7 +65,7 @@ static const struct fleet_param {
 	{ O_THRESHOLD, "threshold", 1u << F_COLD | 1u << F_RANK | 1u << F_WSS },
 	{ O_BY, "by", 1u << F_COLD },
 	{ O_MEMCG_GLOB, "memcg_glob", 1u << F_COLD | 1u << F_WSS },
-	{ O_LIMIT, "limit", 1u << F_COLD | 1u << F_RANK },
+	{ O_LIMIT, "limit", 1u << F_COLD | 1u << F_RANK | 1u << F_TIMELINE },
 	{ O_NEED, "need", 1u << F_RANK },
 	{ O_PER_NODE, "per_node", 1u << F_RANK },
 	{ O_WINDOW, "window", 1u << F_WSS },
@@ -71,6 +73,7 @@ static const struct fleet_param {
 	{ O_HOST, "host", 1u << F_TIMELINE },
 	{ O_MEMCG, "memcg", 1u << F_TIMELINE },
 	{ O_SINCE, "since", 1u << F_TIMELINE },
+	{ O_AFTER, "after", 1u << F_TIMELINE },
 	{ O_THRESHOLDS, "thresholds", 1u << F_CAPACITY },
 };
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
@@ -468,7 +471,8 @@ static void print_timeline(json_t *doc)
 		}
 	}
 	if (json_is_true(json_object_get(doc, "truncated")))
-		printf("(truncated: narrow --since or --memcg)\n");
+		printf("(truncated: the next page is --after %s; or narrow --since or --memcg)\n",
+		       str_of(doc, "next"));
 	if (warned)
 		putchar('\n');
 	cli_warning_notes(warned, false, "!");
@@ -565,6 +569,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "memcg", required_argument, NULL, O_MEMCG },
 		{ "since", required_argument, NULL, O_SINCE },
 		{ "thresholds", required_argument, NULL, O_THRESHOLDS },
+		{ "after", required_argument, NULL, O_AFTER },
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};

@@ -1580,7 +1580,8 @@ struct arena {
 		max_align_t data[];
 	} *head;
 	size_t next_size;
-	bool failed;
+	size_t total, limit;	/* bytes of all chunks; at most this many */
+	bool failed, over;
 };
 
 static void *arena_alloc(void *data, size_t size)
@@ -1594,10 +1595,19 @@ static void *arena_alloc(void *data, size_t size)
 	if (!c || c->size - c->used < need) {
 		size_t csize = a->next_size > need ? a->next_size : need;
 
-		if (csize > SIZE_MAX - sizeof(*c) || !(c = malloc(sizeof(*c) + csize))) {
+		if (csize > a->limit - a->total || a->limit - a->total - csize < sizeof(*c)) {
+			if (need <= a->limit - a->total && a->limit - a->total - need >= sizeof(*c))
+				csize = need;	/* the last room: exactly what is asked */
+			else {
+				a->over = true;
+				return NULL;
+			}
+		}
+		if (!(c = malloc(sizeof(*c) + csize))) {
 			a->failed = true;
 			return NULL;
 		}
+		a->total += sizeof(*c) + csize;
 		c->size = csize;
 		c->used = 0;
 		c->next = a->head;
@@ -1624,11 +1634,70 @@ static void arena_release(struct arena *a)
 	}
 }
 
+/* malloc's overhead counted for each block (glibc: 8 to 16 bytes a chunk) */
+#define MALLOC_SLACK 16
+
+static size_t str_cost(const char *s)
+{
+	return s && *s ? strlen(s) + 1 + MALLOC_SLACK : 0;
+}
+
+/*
+ * Bytes decode_host() allocates for msg at most, what it keeps and what it
+ * frees at its end (the index tables) alike. Saturates at SIZE_MAX.
+ */
+static size_t decoded_bound(const Lrugen__V1__HostSnapshot *msg)
+{
+	size_t nm, b, keep = sizeof(struct lru_snapshot), i;
+	double total;
+
+	if (!msg)
+		return keep;
+	nm = msg->n_lruvecs + msg->n_memcg_stats;
+	/* header strings, node array, lruvec array */
+	total = (double)keep + (double)str_cost(msg->host) + (double)str_cost(msg->boot_id) +
+		(double)str_cost(msg->kernel_release) +
+		(double)msg->n_nodes * sizeof(struct lru_node_mem) + MALLOC_SLACK +
+		(double)msg->n_lruvecs * sizeof(struct lru_lruvec) + MALLOC_SLACK;
+	/* memcgs: the array doubles (twice the entries at most) and each path is copied */
+	total += 2.0 * (double)nm * sizeof(struct lru_memcg) + MALLOC_SLACK;
+	/* three index tables of at most 4 slots an entry (keys and values) */
+	total += 3.0 * (4.0 * (double)nm + 16) * (sizeof(uint64_t) + sizeof(size_t)) +
+		 6 * MALLOC_SLACK;
+	for (i = 0; i < msg->n_lruvecs; i++) {
+		const Lrugen__V1__Lruvec *lm = msg->lruvecs[i];
+		bool full = false;
+
+		if (!lm)
+			continue;
+		total += (double)str_cost(lm->memcg_path);
+		for (size_t g = 0; g < lm->n_generations && !full; g++)
+			full = lm->generations[g] &&
+			       (lm->generations[g]->n_tiers || lm->generations[g]->walk);
+		if (full)
+			total += sizeof(struct lru_full) + MALLOC_SLACK;
+	}
+	for (i = 0; i < msg->n_memcg_stats; i++)
+		if (msg->memcg_stats[i])
+			total += (double)str_cost(msg->memcg_stats[i]->memcg_path);
+	b = total >= (double)SIZE_MAX ? SIZE_MAX : (size_t)total;
+	return b;
+}
+
 enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 				 struct lru_snapshot **snaps, size_t *n,
 				 struct lru_error *err)
 {
-	struct arena arena = { NULL, 0, false };
+	size_t mem;
+
+	return lru_pb_decode_batch_max(buf, len, SIZE_MAX, snaps, n, &mem, err);
+}
+
+enum lru_err lru_pb_decode_batch_max(const uint8_t *buf, size_t len, size_t max_mem,
+				     struct lru_snapshot **snaps, size_t *n, size_t *mem,
+				     struct lru_error *err)
+{
+	struct arena arena = { NULL, 0, 0, max_mem, false, false };
 	ProtobufCAllocator alloc = { arena_alloc, arena_free, &arena };
 	Lrugen__V1__SnapshotBatch *batch;
 	struct lru_snapshot *out = NULL;
@@ -1637,6 +1706,7 @@ enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 
 	*snaps = NULL;
 	*n = 0;
+	*mem = 0;
 	if (len > LRU_PB_MAX_MESSAGE)
 		return lru_fail(err, LRU_EPROTO, "SnapshotBatch of %zu bytes is larger than %u bytes",
 				len, LRU_PB_MAX_MESSAGE);
@@ -1646,11 +1716,27 @@ enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 	arena.next_size = len < 4096 ? 16384 : 4 * len;
 	batch = lrugen__v1__snapshot_batch__unpack(&alloc, len, buf);
 	if (!batch) {
-		rc = arena.failed ? lru_fail(err, LRU_ENOMEM, "out of memory unpacking a "
-					     "SnapshotBatch of %zu bytes", len)
-				  : lru_fail(err, LRU_EPROTO, "malformed SnapshotBatch (%zu bytes)", len);
+		rc = arena.over ? lru_fail(err, LRU_ERANGE, "a SnapshotBatch of %zu bytes needs "
+					   "more than %zu bytes of memory to unpack", len, max_mem)
+		     : arena.failed ? lru_fail(err, LRU_ENOMEM, "out of memory unpacking a "
+					       "SnapshotBatch of %zu bytes", len)
+		     : lru_fail(err, LRU_EPROTO, "malformed SnapshotBatch (%zu bytes)", len);
 		arena_release(&arena);
 		return rc;
+	}
+	{
+		/* the snapshots' bound, then the transient peak: arena and snapshots */
+		double keep = (double)batch->n_snapshots * sizeof(*out) + MALLOC_SLACK;
+
+		for (i = 0; i < batch->n_snapshots; i++)
+			keep += (double)decoded_bound(batch->snapshots[i]);
+		if (keep + (double)arena.total > (double)max_mem) {
+			rc = lru_fail(err, LRU_ERANGE, "a SnapshotBatch of %zu bytes (%zu snapshots) "
+				      "needs more than %zu bytes of memory to decode", len,
+				      batch->n_snapshots, max_mem);
+			goto done;
+		}
+		*mem = (size_t)keep;
 	}
 	if (batch->n_snapshots) {
 		out = calloc(batch->n_snapshots, sizeof(*out));

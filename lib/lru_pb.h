@@ -55,6 +55,18 @@ enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t
 enum lru_err lru_pb_decode_batch(const uint8_t *buf, size_t len,
 				 struct lru_snapshot **snaps, size_t *n,
 				 struct lru_error *err);
+/*
+ * lru_pb_decode_batch within a memory bound: the unpacked message and the
+ * snapshots built from it take at most max_mem bytes of heap (an upper
+ * bound counted from the message, malloc's own overhead included), else
+ * LRU_ERANGE with nothing returned. On success *mem is the bound for the
+ * returned snapshots alone: what a server holding them accounts until it
+ * frees them. A few bytes of wire can ask for kilobytes of structures (an
+ * empty Lruvec entry is two bytes), so bound by this, never by body size.
+ */
+enum lru_err lru_pb_decode_batch_max(const uint8_t *buf, size_t len, size_t max_mem,
+				     struct lru_snapshot **snaps, size_t *n, size_t *mem,
+				     struct lru_error *err);
 void lru_pb_free_snapshots(struct lru_snapshot *snaps, size_t n);
 
 /*

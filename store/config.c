@@ -33,6 +33,20 @@ static const struct lru_set_def defs[] = {
 	{ "tls-cert", LRU_SET_STRING, F(tls_cert), "", 0, 0, "FILE",
 	  "PEM certificate: serve HTTPS (with tls-key)", NULL },
 	{ "tls-key", LRU_SET_STRING, F(tls_key), "", 0, 0, "FILE", "PEM private key of tls-cert", NULL },
+	{ "max-connections", LRU_SET_INT, F(max_connections), "4096", 16, 1000000, "N",
+	  "connections open at once at most, all clients together (more are closed at once; "
+	  "the open-files limit is raised to fit)", NULL },
+	{ "max-connections-per-ip", LRU_SET_INT, F(max_conn_per_ip), "64", 0, 1000000, "N",
+	  "connections open at once from one address at most (0: no limit, e.g. behind a "
+	  "proxy that is the only client)", NULL },
+	{ "idle-timeout", LRU_SET_DURATION, F(idle_timeout_ms), "30s", SEC, HOUR, "DUR",
+	  "close a connection that sends nothing (headers, body) and reads nothing this long", NULL },
+	{ "memory-budget", LRU_SET_SIZE, F(memory_budget), "512M", 16LL << 20, 1LL << 40, "SIZE",
+	  "bytes held at once for request bodies, decoded snapshots waiting for the writer and "
+	  "answers being sent (503 with Retry-After past it); the store's memory is this plus "
+	  "the sqlite caches and a fixed overhead", NULL },
+	{ "max-clock-skew", LRU_SET_DURATION, F(max_skew_ms), "5m", 0, DAY, "DUR",
+	  "refuse (400) a snapshot read more than this ahead of the store's clock", NULL },
 	{ "max-body", LRU_SET_SIZE, F(max_body), "16M", 4096, 1LL << 30, "SIZE",
 	  "largest request body, before and after gzip decompression (413 past it)", NULL },
 	{ "queue-max", LRU_SET_INT, F(queue_max), "20000", 1, 10000000, "N",

@@ -42,6 +42,8 @@ struct store_config {
 	char *tls_cert, *tls_key;
 	int64_t threads;
 	uint64_t max_body;
+	int64_t max_connections, max_conn_per_ip;
+	uint64_t idle_timeout_ms, memory_budget, max_skew_ms;
 	int64_t queue_max, batch_max;
 	uint64_t commit_delay_ms;
 	int sync;			/* enum sync_mode */

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -12,13 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <zlib.h>
 
 #include "auth.h"
+#include "budget.h"
 #include "log.h"
 #include "lru_buf.h"
+#include "lru_fleet.h"
 #include "lru_pb.h"
 #include "query.h"
 
@@ -26,7 +30,17 @@ struct http_server {
 	struct MHD_Daemon *mhd;
 	struct store_ctx *ctx;
 	char *tls_cert, *tls_key;
+	struct budget budget;
 };
+
+/* seconds a 503 asks the client to wait (Retry-After) */
+#define RETRY_AFTER_S "5"
+/* a SnapshotBatch may take this many times its size to decode before it is refused (413) */
+#define DECODE_FACTOR 32
+/* what a query may build before its answer is known: a timeline point's tree */
+#define QUERY_BYTES_PER_POINT 768	/* measured: 700 (jansson tree, maps, text) */
+#define TRIM_AFTER (4u << 20)
+#define QUERY_HOLD (8u << 20)
 
 struct request {
 	enum route route;
@@ -41,6 +55,7 @@ struct request {
 	struct lru_buf body;
 	struct ingest_job *job;
 	struct MHD_Connection *conn;
+	uint64_t held;			/* bytes of the memory budget taken */
 };
 
 static int64_t now_us(void)
@@ -49,6 +64,38 @@ static int64_t now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- the memory budget -------------------------------------------------------------- */
+
+static bool hold(struct http_server *s, struct request *rq, uint64_t bytes)
+{
+	if (!budget_take(&s->budget, bytes))
+		return false;
+	rq->held += bytes;
+	return true;
+}
+
+static void unhold(struct http_server *s, struct request *rq, uint64_t bytes)
+{
+	if (bytes > rq->held)
+		bytes = rq->held;
+	budget_give(&s->budget, bytes);
+	rq->held -= bytes;
+}
+
+/* Hold what b grew by since it had was bytes allocated; false past the budget. */
+static bool hold_growth(struct http_server *s, struct request *rq, const struct lru_buf *b,
+			size_t was)
+{
+	return b->alloc <= was || hold(s, rq, b->alloc - was);
+}
+
+/* Free a buffer and give back its bytes. */
+static void drop_buf(struct http_server *s, struct request *rq, struct lru_buf *b)
+{
+	unhold(s, rq, b->alloc);
+	lru_buf_release(b);
 }
 
 /* ---- responses ------------------------------------------------------------------ */
@@ -70,6 +117,8 @@ static enum MHD_Result reply(struct http_server *s, struct MHD_Connection *c,
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"lrugen\"");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_S);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
 					rq->route == ROUTE_INGEST ? "POST" : "GET");
@@ -85,7 +134,13 @@ static enum MHD_Result reply_json(struct http_server *s, struct MHD_Connection *
 {
 	char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
+	size_t len;
+
 	json_decref(doc);
+	/* a large answer's tree is gone: give its pages back, or every worker
+	 * thread's malloc arena keeps the largest tree it ever built */
+	if (rq->held >= TRIM_AFTER)
+		malloc_trim(0);
 	if (!text) {
 		static const char oom[] = "{\"error\":\"out of memory\"}";
 
@@ -94,7 +149,24 @@ static enum MHD_Result reply_json(struct http_server *s, struct MHD_Connection *
 		if (!text)
 			return MHD_NO;
 	}
-	return reply(s, c, rq, status, "application/json", text, strlen(text));
+	len = strlen(text);
+	/* a query's answer: from what building it held to what sending it holds */
+	if (rq->route != ROUTE_INGEST && rq->held) {
+		if (len <= rq->held) {
+			unhold(s, rq, rq->held - len);
+		} else if (!hold(s, rq, len - rq->held)) {
+			static const char busy[] = "{\"error\":\"the store's memory budget is spent "
+						   "on answers being sent: retry later\"}";
+
+			free(text);
+			unhold(s, rq, rq->held);
+			if (!(text = strdup(busy)))
+				return MHD_NO;
+			status = MHD_HTTP_SERVICE_UNAVAILABLE;
+			len = strlen(text);
+		}
+	}
+	return reply(s, c, rq, status, "application/json", text, len);
 }
 
 static enum MHD_Result reply_error(struct http_server *s, struct MHD_Connection *c,
@@ -176,11 +248,21 @@ static enum MHD_Result ingest_begin(struct http_server *s, struct MHD_Connection
 	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						       MHD_HTTP_HEADER_CONTENT_LENGTH);
 
+	unsigned long long want = clen ? strtoull(clen, NULL, 10) : 0;
+
 	lru_buf_init(&rq->body);
 	rq->body.max = cfg->max_body;
-	if (clen && strtoull(clen, NULL, 10) > cfg->max_body) {
-		/* answered before the body is read: the connection closes after */
+	/* answered before the body is read: the connection closes after */
+	if (want > cfg->max_body) {
 		set_status(rq, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE, "request body too large");
+		return reply_status(s, c, rq);
+	}
+	if (want && (!hold(s, rq, want) || lru_buf_reserve(&rq->body, want, NULL) ||
+		     !hold_growth(s, rq, &rq->body, want))) {
+		unhold(s, rq, rq->held);
+		lru_buf_release(&rq->body);
+		set_status(rq, MHD_HTTP_SERVICE_UNAVAILABLE, REJ_OVERLOADED,
+			   "the store's memory budget is spent on requests in flight: retry later");
 		return reply_status(s, c, rq);
 	}
 	authorize(s, c, rq, ROLE_INGEST);
@@ -197,9 +279,9 @@ static enum MHD_Result ingest_begin(struct http_server *s, struct MHD_Connection
 	return MHD_YES;
 }
 
-/* Inflate a gzip body into out (bounded by out->max): 0, 413 or 400. */
-static unsigned inflate_body(const struct lru_buf *in, struct lru_buf *out, char *msg,
-			     size_t size)
+/* Inflate a gzip body into out (bounded by out->max and the budget): 0, 413, 400 or 503. */
+static unsigned inflate_body(struct http_server *s, struct request *rq, const struct lru_buf *in,
+			     struct lru_buf *out, char *msg, size_t size)
 {
 	z_stream z;
 	int zrc = Z_OK;
@@ -213,7 +295,7 @@ static unsigned inflate_body(const struct lru_buf *in, struct lru_buf *out, char
 	z.next_in = in->data;
 	z.avail_in = (uInt)in->len;
 	while (zrc != Z_STREAM_END) {
-		size_t room = out->max - out->len;
+		size_t room = out->max - out->len, was = out->alloc;
 
 		if (!room) {
 			snprintf(msg, size, "request body too large after gzip decompression "
@@ -226,6 +308,12 @@ static unsigned inflate_body(const struct lru_buf *in, struct lru_buf *out, char
 		if (lru_buf_reserve(out, room, NULL)) {
 			snprintf(msg, size, "out of memory");
 			status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+			break;
+		}
+		if (!hold_growth(s, rq, out, was)) {
+			snprintf(msg, size, "the store's memory budget is spent on requests in "
+				 "flight: retry later");
+			status = MHD_HTTP_SERVICE_UNAVAILABLE;
 			break;
 		}
 		z.next_out = out->data + out->len;
@@ -266,6 +354,7 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 	struct lru_error err;
 	char msg[512];
 	unsigned status;
+	size_t want, got, mem, rows;
 
 	atomic_fetch_add(&m->body_bytes, rq->body.len);
 	if (rq->status)
@@ -273,14 +362,16 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 	lru_buf_init(&plain);
 	plain.max = s->ctx->cfg->max_body;
 	if (rq->gzip) {
-		status = inflate_body(&rq->body, &plain, msg, sizeof(msg));
+		status = inflate_body(s, rq, &rq->body, &plain, msg, sizeof(msg));
 		if (status) {
-			lru_buf_release(&plain);
+			drop_buf(s, rq, &plain);
 			metrics_reject(m, status == MHD_HTTP_CONTENT_TOO_LARGE ? REJ_TOO_LARGE
-									: REJ_MALFORMED);
+					  : status == MHD_HTTP_SERVICE_UNAVAILABLE ? REJ_OVERLOADED
+					  : REJ_MALFORMED);
 			return reply_error(s, c, rq, status, "%s", msg);
 		}
 		body = &plain;
+		drop_buf(s, rq, &rq->body);
 	}
 	atomic_fetch_add(&m->inflated_bytes, body->len);
 	job = calloc(1, sizeof(*job));
@@ -293,15 +384,56 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 	job->ctx = rq;
 	job->done = job_done;
 	lru_error_clear(&err);
-	if (lru_pb_decode_batch(body->data ? body->data : (const uint8_t *)"", body->len,
-				&job->snaps, &job->n, &err)) {
-		lru_buf_release(&plain);
+	/*
+	 * Decoding may take DECODE_FACTOR times the body: what is free of that
+	 * is held before, the snapshots' share kept after. Past what was held:
+	 * 503 when the budget was short, 413 when even the whole would not do.
+	 */
+	want = body->len > (SIZE_MAX - (1u << 20)) / DECODE_FACTOR ? SIZE_MAX
+	       : body->len * DECODE_FACTOR + (1u << 20);
+	if (want > s->budget.limit)
+		want = (size_t)s->budget.limit;
+	got = (size_t)budget_take_upto(&s->budget, want, body->len + 4096);
+	rq->held += got;
+	if (!got) {
+		drop_buf(s, rq, &plain);
+		metrics_reject(m, REJ_OVERLOADED);
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's memory "
+				   "budget is spent on requests in flight: retry later");
+	}
+	if (lru_pb_decode_batch_max(body->data ? body->data : (const uint8_t *)"", body->len,
+				    got, &job->snaps, &job->n, &mem, &err)) {
+		unhold(s, rq, got);
+		drop_buf(s, rq, &plain);
+		if (err.code == LRU_ERANGE && got < want) {
+			metrics_reject(m, REJ_OVERLOADED);
+			return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's "
+					   "memory budget is spent on requests in flight: retry "
+					   "later");
+		}
+		if (err.code == LRU_ERANGE) {
+			metrics_reject(m, REJ_TOO_LARGE);
+			return reply_error(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE, "%s: send smaller "
+					   "batches", err.msg);
+		}
 		metrics_reject(m, err.code == LRU_ENOMEM ? REJ_ERROR : REJ_MALFORMED);
 		return reply_error(s, c, rq, err.code == LRU_ENOMEM ? 500 : MHD_HTTP_BAD_REQUEST,
 				   "malformed SnapshotBatch: %s", err.msg);
 	}
-	lru_buf_release(&plain);
-	lru_buf_release(&rq->body);
+	/* keep what the snapshots and their rows hold until the answer is sent */
+	rows = 0;
+	for (size_t i = 0; i < job->n; i++)
+		rows += job->snaps[i].nr_lruvecs * sizeof(struct lru_fleet_cold) +
+			(job->snaps[i].nr_nodes + job->snaps[i].nr_lruvecs + 1) *
+			sizeof(struct lru_fleet_node) + 64;
+	unhold(s, rq, got - (mem < got ? mem : got));
+	drop_buf(s, rq, &plain);
+	drop_buf(s, rq, &rq->body);
+	if (!hold(s, rq, rows)) {
+		metrics_reject(m, REJ_OVERLOADED);
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's memory "
+				   "budget is spent on requests in flight: retry later");
+	}
 	if (!s->ctx->cfg->insecure_no_auth)
 		for (size_t i = 0; i < job->n; i++) {
 			const char *host = job->snaps[i].host.host;
@@ -359,9 +491,17 @@ static enum MHD_Result ingest_continue(struct http_server *s, struct MHD_Connect
 	if (rq->submitted)
 		return ingest_finish(s, c, rq);
 	if (*size) {
+		size_t was = rq->body.alloc;
+
 		if (!rq->status && lru_buf_append(&rq->body, data, *size, NULL)) {
 			set_status(rq, MHD_HTTP_CONTENT_TOO_LARGE, REJ_TOO_LARGE,
 				   "request body too large");
+			drop_buf(s, rq, &rq->body);
+		} else if (!rq->status && !hold_growth(s, rq, &rq->body, was)) {
+			set_status(rq, MHD_HTTP_SERVICE_UNAVAILABLE, REJ_OVERLOADED,
+				   "the store's memory budget is spent on requests in flight: "
+				   "retry later");
+			unhold(s, rq, was);
 			lru_buf_release(&rq->body);
 		}
 		*size = 0;
@@ -382,7 +522,8 @@ static const struct route_def {
 	{ "/v1/cold", ROUTE_COLD, query_cold, { "threshold", "by", "memcg_glob", "limit", NULL } },
 	{ "/v1/rank", ROUTE_RANK, query_rank, { "need", "threshold", "per_node", "limit", NULL } },
 	{ "/v1/wss", ROUTE_WSS, query_wss, { "memcg_glob", "window", "percentile", "threshold", NULL } },
-	{ "/v1/timeline", ROUTE_TIMELINE, query_timeline, { "host", "memcg", "since", NULL } },
+	{ "/v1/timeline", ROUTE_TIMELINE, query_timeline,
+	  { "host", "memcg", "since", "limit", "after", NULL } },
 	{ "/v1/capacity", ROUTE_CAPACITY, query_capacity, { "thresholds", NULL } },
 };
 
@@ -410,6 +551,22 @@ static const char *get_arg(void *ctx, const char *name)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* The most a query's answer takes in memory while it is built. */
+static uint64_t query_hold(enum route route, const char *limit)
+{
+	unsigned long long points = QUERY_TIMELINE_LIMIT;
+
+	if (route != ROUTE_TIMELINE)
+		return QUERY_HOLD;
+	if (limit) {
+		points = strtoull(limit, NULL, 10);	/* checked by the query */
+		if (!points || points > QUERY_TIMELINE_LIMIT_MAX)
+			points = QUERY_TIMELINE_LIMIT_MAX;
+	}
+	/* a page passes the limit by one lruvec's points at most */
+	return (points + LRU_MAX_GENS) * QUERY_BYTES_PER_POINT + (1u << 20);
+}
+
 static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c,
 				 struct request *rq, const struct route_def *rd)
 {
@@ -424,6 +581,10 @@ static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c
 	if (pc.unknown)
 		return reply_error(s, c, rq, MHD_HTTP_BAD_REQUEST, "unknown parameter '%.64s'",
 				   pc.unknown);
+	/* what building the answer may take, held until it is known (reply_json) */
+	if (!hold(s, rq, query_hold(rd->route, get_arg(c, "limit"))))
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's memory "
+				   "budget is spent on answers being sent: retry later");
 	q.db = s->ctx->db;
 	q.cfg = s->ctx->cfg;
 	q.now_ms = lru_now_ms();
@@ -460,6 +621,10 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
 		.wal_bytes = file_size(ctx->cfg->db, "-wal"),
 		.uptime_s = (uint64_t)(lru_now_ms() - ctx->started_ms) / 1000,
 		.auth_disabled = ctx->cfg->insecure_no_auth,
+		.mem_held = atomic_load(&s->budget.used),
+		.mem_peak = atomic_load(&s->budget.peak),
+		.mem_budget = s->budget.limit,
+		.mem_refused = atomic_load(&s->budget.refused),
 	};
 	struct lru_buf out;
 
@@ -481,10 +646,12 @@ static enum MHD_Result serve_healthz(struct http_server *s, struct MHD_Connectio
 		return reply_json(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  json_pack("{ssss}", "status", "error", "reason", why));
 	return reply_json(s, c, rq, MHD_HTTP_OK,
-			  json_pack("{sssssIsIsIss}", "status", "ok", "version", LRUGEN_VERSION,
+			  json_pack("{sssssIsIsIsIsIss}", "status", "ok", "version", LRUGEN_VERSION,
 				    "uptime_s", (json_int_t)(lru_now_ms() - ctx->started_ms) / 1000,
 				    "hosts", (json_int_t)db_nr_hosts(ctx->db),
 				    "queue_snapshots", (json_int_t)db_queue_snapshots(ctx->db),
+				    "memory_held_bytes", (json_int_t)atomic_load(&s->budget.used),
+				    "memory_budget_bytes", (json_int_t)s->budget.limit,
 				    "auth", ctx->cfg->insecure_no_auth ? "disabled" : "tokens"));
 }
 
@@ -554,13 +721,15 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	struct request *rq = *con_cls;
 
-	(void)cls;
 	(void)c;
 	(void)toe;
 	if (!rq)
 		return;
 	lru_buf_release(&rq->body);
 	ingest_job_free(rq->job);
+	budget_give(&((struct http_server *)cls)->budget, rq->held);
+	if (rq->held >= TRIM_AFTER)
+		malloc_trim(0);	/* see reply_json() */
 	free(rq);
 	*con_cls = NULL;
 }
@@ -642,6 +811,34 @@ bad:
 	return -1;
 }
 
+/*
+ * Room for max-connections sockets plus the database and log files: raise
+ * the soft open-files limit up to the hard one. The connection limit that
+ * fits in what the hard limit allows.
+ */
+static unsigned fit_connections(unsigned want)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)want + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return want;
+	if (rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < need) {
+		unsigned fit = rl.rlim_cur > 128 ? (unsigned)(rl.rlim_cur - 64) : 64;
+
+		log_warn("max-connections %u lowered to %u: the open-files limit is %llu "
+			 "(raise LimitNOFILE= or ulimit -n)", want, fit,
+			 (unsigned long long)rl.rlim_cur);
+		return fit;
+	}
+	return want;
+}
+
 int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, size_t size)
 {
 	const struct store_config *cfg = ctx->cfg;
@@ -658,6 +855,7 @@ int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, si
 		return -1;
 	}
 	s->ctx = ctx;
+	budget_init(&s->budget, cfg->memory_budget);
 	if (parse_listen(cfg->listen, &ss, errbuf, size))
 		goto fail;
 	if (ss.ss_family == AF_INET6)
@@ -676,8 +874,11 @@ int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, si
 	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, s,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->threads,
-				  MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-				  MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned)((cfg->idle_timeout_ms + 999) / 1000),
+				  MHD_OPTION_CONNECTION_LIMIT, fit_connections((unsigned)cfg->max_connections),
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_conn_per_ip,
+				  MHD_OPTION_NOTIFY_COMPLETED, completed, s,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->tls_cert,
 				  MHD_OPTION_HTTPS_MEM_KEY, s->tls_key,

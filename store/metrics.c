@@ -138,28 +138,45 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
 	put(&o, "# HELP lrugen_store_commit_seconds Duration of one write transaction.\n"
 		"# TYPE lrugen_store_commit_seconds histogram\n");
 	put_latency(&o, "lrugen_store_commit_seconds", "", &m->commit);
-	put(&o, "# TYPE lrugen_store_transactions_total counter\n"
+	put(&o, "# HELP lrugen_store_transactions_total Write transactions committed.\n"
+		"# TYPE lrugen_store_transactions_total counter\n"
 		"lrugen_store_transactions_total %" PRIu64 "\n",
 	    (uint64_t)atomic_load(&m->transactions));
-	put(&o, "# TYPE lrugen_store_write_errors_total counter\n"
+	put(&o, "# HELP lrugen_store_write_errors_total Write transactions that failed (their "
+		"snapshots were answered 500 and are resent).\n"
+		"# TYPE lrugen_store_write_errors_total counter\n"
 		"lrugen_store_write_errors_total %" PRIu64 "\n",
 	    (uint64_t)atomic_load(&m->write_errors));
-	put(&o, "# TYPE lrugen_store_rollup_flushes_total counter\n"
+	put(&o, "# HELP lrugen_store_rollup_flushes_total Hourly rollups written to the database.\n"
+		"# TYPE lrugen_store_rollup_flushes_total counter\n"
 		"lrugen_store_rollup_flushes_total %" PRIu64 "\n",
 	    (uint64_t)atomic_load(&m->rollup_flushes));
 	put(&o, "# HELP lrugen_store_expired_snapshots_total Raw snapshots deleted by retention.\n"
 		"# TYPE lrugen_store_expired_snapshots_total counter\n"
 		"lrugen_store_expired_snapshots_total %" PRIu64 "\n",
 	    (uint64_t)atomic_load(&m->expired_snapshots));
-	put(&o, "# TYPE lrugen_store_queue_snapshots gauge\nlrugen_store_queue_snapshots %" PRIu64
+	put(&o, "# HELP lrugen_store_queue_snapshots Snapshots waiting for the writer.\n"
+		"# TYPE lrugen_store_queue_snapshots gauge\nlrugen_store_queue_snapshots %" PRIu64
 		"\n", g->queue_snapshots);
-	put(&o, "# TYPE lrugen_store_hosts gauge\nlrugen_store_hosts %" PRIu64 "\n", g->hosts);
+	put(&o, "# HELP lrugen_store_hosts Hosts in the store.\n"
+		"# TYPE lrugen_store_hosts gauge\nlrugen_store_hosts %" PRIu64 "\n", g->hosts);
 	put(&o, "# HELP lrugen_store_db_bytes Size of the database file and its write-ahead log.\n"
 		"# TYPE lrugen_store_db_bytes gauge\n");
 	put(&o, "lrugen_store_db_bytes{file=\"db\"} %" PRIu64 "\n", g->db_bytes);
 	put(&o, "lrugen_store_db_bytes{file=\"wal\"} %" PRIu64 "\n", g->wal_bytes);
-	put(&o, "# TYPE lrugen_store_uptime_seconds gauge\nlrugen_store_uptime_seconds %" PRIu64
+	put(&o, "# HELP lrugen_store_uptime_seconds Seconds since the store started.\n"
+		"# TYPE lrugen_store_uptime_seconds gauge\nlrugen_store_uptime_seconds %" PRIu64
 		"\n", g->uptime_s);
+	put(&o, "# HELP lrugen_store_memory_bytes The memory budget (memory-budget) and what "
+		"request bodies, decoded snapshots and answers hold of it, now and at most.\n"
+		"# TYPE lrugen_store_memory_bytes gauge\n"
+		"lrugen_store_memory_bytes{kind=\"budget\"} %" PRIu64 "\n"
+		"lrugen_store_memory_bytes{kind=\"held\"} %" PRIu64 "\n"
+		"lrugen_store_memory_bytes{kind=\"peak\"} %" PRIu64 "\n",
+	    g->mem_budget, g->mem_held, g->mem_peak);
+	put(&o, "# HELP lrugen_store_memory_refused_total Requests refused (503) because the "
+		"memory budget was spent.\n# TYPE lrugen_store_memory_refused_total counter\n"
+		"lrugen_store_memory_refused_total %" PRIu64 "\n", g->mem_refused);
 	put(&o, "# HELP lrugen_store_auth_disabled 1 when started with --insecure-no-auth.\n"
 		"# TYPE lrugen_store_auth_disabled gauge\nlrugen_store_auth_disabled %d\n",
 	    g->auth_disabled);

@@ -42,6 +42,7 @@ void metrics_reject(struct metrics *m, enum reject why);
 /* Gauges sampled when /metrics is read. */
 struct metrics_gauges {
 	uint64_t queue_snapshots, hosts, db_bytes, wal_bytes, uptime_s;
+	uint64_t mem_held, mem_peak, mem_budget, mem_refused;	/* the memory budget */
 	int auth_disabled;
 };
 

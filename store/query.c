@@ -24,7 +24,6 @@
 #define HOUR_MS 3600000LL
 #define NR_T LRU_FLEET_NR_THRESHOLDS
 #define DEFAULT_LIMIT 100
-#define MAX_POINTS 2000000
 
 /* statement slots of a reader (db_stmt) */
 enum {
@@ -949,7 +948,10 @@ json_t *query_timeline(struct query *q)
 	const char *host = q->arg(q->ctx, "host"), *glob = q->arg(q->ctx, "memcg");
 	struct map paths, lruvecs;
 	json_t *doc = NULL, *snaps, *lvs;
-	uint64_t since, points = 0;
+	const char *after = q->arg(q->ctx, "after");
+	uint64_t since, limit, points = 0;
+	long long after_taken = INT64_MIN, after_id = INT64_MIN, after_skip = 0;
+	int64_t next_taken = 0, next_id = 0, next_skip = 0;
 	bool truncated = false;
 	struct lru_error err;
 	sqlite3_stmt *st;
@@ -958,8 +960,19 @@ json_t *query_timeline(struct query *q)
 
 	if (!host || !*host)
 		return bad(q, 400, "parameter 'host' is required");
-	if (param_duration(q, "since", 3600000, &since))
+	if (param_duration(q, "since", 3600000, &since) ||
+	    param_uint(q, "limit", QUERY_TIMELINE_LIMIT, QUERY_TIMELINE_LIMIT_MAX, &limit))
 		return NULL;
+	if (!limit)
+		return bad(q, 400, "parameter 'limit': at least 1 point");
+	if (after) {
+		int used = 0;
+
+		if (sscanf(after, "%lld.%lld.%lld%n", &after_taken, &after_id, &after_skip,
+			   &used) != 3 || after[used] || after_skip < 0)
+			return bad(q, 400, "parameter 'after': '%.64s' is not a cursor from a "
+				   "previous answer's 'next'", after);
+	}
 	st = db_stmt(q->r, S_HOST_ID, "SELECT id FROM hosts WHERE name = ?1");
 	if (!st)
 		return db_error(q);
@@ -985,29 +998,52 @@ json_t *query_timeline(struct query *q)
 	json_object_set_new(doc, "snapshots", snaps);
 	json_object_set_new(doc, "lruvecs", lvs);
 
-	st = db_stmt(q->r, S_TIMELINE, "SELECT seq, taken_ms, page_size, data FROM snapshots "
-		     "WHERE host_id = ?1 AND taken_ms >= ?2 ORDER BY taken_ms, id");
+	/*
+	 * A page ends between lruvecs once limit points are in (an lruvec has
+	 * LRU_MAX_GENS points at most); the cursor "TAKEN.ID.K" names the
+	 * snapshot to go on with and how many of its lruvecs were sent.
+	 */
+	st = db_stmt(q->r, S_TIMELINE, "SELECT seq, taken_ms, page_size, data, id FROM snapshots "
+		     "WHERE host_id = ?1 AND taken_ms >= ?2 AND (taken_ms, id) >= (?3, ?4) "
+		     "ORDER BY taken_ms, id");
 	if (!st)
 		goto fail;
 	sqlite3_bind_int64(st, 1, host_id);
 	sqlite3_bind_int64(st, 2, q->now_ms - (int64_t)since);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	sqlite3_bind_int64(st, 3, after_taken);
+	sqlite3_bind_int64(st, 4, after_id);
+	while (!truncated && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t taken = sqlite3_column_int64(st, 1);
 		uint64_t page = col_u64(st, 2);
+		int64_t id = sqlite3_column_int64(st, 4);
+		int64_t skip = taken == after_taken && id == after_id ? after_skip : 0, k = 0;
 		struct lru_fleet_reader r;
 		struct lru_fleet_lruvec lv;
 		int more;
 
+		if (points >= limit) {
+			truncated = true;
+			next_taken = taken, next_id = id, next_skip = 0;
+			break;
+		}
 		json_array_append_new(snaps, json_pack("{sIsI}", "taken_at_ms", (json_int_t)taken,
 						       "seq", (json_int_t)col_u64(st, 0)));
 		if (lru_fleet_unpack_begin(&r, sqlite3_column_blob(st, 3),
 					   (size_t)sqlite3_column_bytes(st, 3), taken, NULL, 0, &err))
 			continue;
-		while ((more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
-			struct tl_path *tp = tl_path(q, &paths, lv.path_id, glob);
+		while (!truncated && (more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
+			struct tl_path *tp;
 			struct tl_lruvec *tv;
 			char key[96];
 
+			if (k++ < skip)
+				continue;
+			if (points >= limit) {
+				truncated = true;
+				next_taken = taken, next_id = id, next_skip = k - 1;
+				break;
+			}
+			tp = tl_path(q, &paths, lv.path_id, glob);
 			if (!tp)
 				goto fail;
 			if (!tp->match)
@@ -1041,10 +1077,6 @@ json_t *query_timeline(struct query *q)
 			for (unsigned g = 0; g < lv.lv.nr_gens; g++) {
 				const struct lru_gen *gen = &lv.lv.gens[g];
 
-				if (points >= MAX_POINTS) {
-					truncated = true;
-					break;
-				}
 				points++;
 				json_array_append_new(tv->points, json_pack("[IIIII]", (json_int_t)taken,
 					(json_int_t)gen->seq, (json_int_t)gen->birth_ms,
@@ -1053,10 +1085,18 @@ json_t *query_timeline(struct query *q)
 			}
 		}
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		goto fail;
+	sqlite3_reset(st);
 	set_u64(doc, "points", points);
 	json_object_set_new(doc, "truncated", json_boolean(truncated));
+	if (truncated) {
+		char next[64];
+
+		snprintf(next, sizeof(next), "%" PRId64 ".%" PRId64 ".%" PRId64, next_taken, next_id,
+			 next_skip);
+		set_str(doc, "next", next);
+	}
 	map_release(&paths, tl_path_free);
 	map_release(&lruvecs, free);
 	return doc;

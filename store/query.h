@@ -10,6 +10,12 @@
  * (lru_fleet.h); a query at another threshold uses the next larger one and
  * says so in "effective_threshold_ms" (cold is never overstated, a working
  * set never understated). Thresholds above 24h are refused.
+ *
+ * Paging: /v1/timeline answers at most 'limit' points (default
+ * QUERY_TIMELINE_LIMIT, at most QUERY_TIMELINE_LIMIT_MAX) plus the rest of
+ * the last lruvec's (a page ends between lruvecs); when more remain,
+ * "truncated": true and "next": a cursor to pass as 'after' for the
+ * following page, which starts with the snapshot the last one ended in.
  */
 #ifndef STORE_QUERY_H
 #define STORE_QUERY_H
@@ -19,6 +25,9 @@
 
 #include "config.h"
 #include "db.h"
+
+#define QUERY_TIMELINE_LIMIT 50000
+#define QUERY_TIMELINE_LIMIT_MAX 200000
 
 struct query {
 	struct store_db *db;
