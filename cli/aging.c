@@ -115,7 +115,7 @@ static void report_one(const struct aged *a, bool quiet, json_t *report)
 	if (a->failed)
 		cli_err("%s", a->msg);
 	else if (!quiet)
-		printf("%-40s node %d: generation %" PRIu64 " created%s%s\n", a->path, a->node,
+		printf("%-40s node %d: generation %" PRIu64 " created%s%s\n", cli_esc(a->path), a->node,
 		       a->old_max + 1,
 		       a->by_other ? " (aged by another process)"
 		       : a->retried ? " (retried: the kernel did not age on the first write)" : "",

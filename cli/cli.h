@@ -54,10 +54,24 @@ int cmd_enable(struct cli *cli, int argc, char **argv);
 int cmd_cmd(struct cli *cli, int argc, char **argv);
 int cmd_fleet(struct cli *cli, int argc, char **argv);
 
-/* "lrugen: <message>" on stderr. */
+/*
+ * "lrugen: <message>" on stderr, the message escaped for the terminal (see
+ * cli_esc): errors name memcg paths, kernel strings and what the store said.
+ */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "lrugen: warning: <message>" on stderr. */
+/* "lrugen: warning: <message>" on stderr, escaped like cli_err's. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * s escaped for the terminal (lru_esc.h, LRU_ESC_TERM: controls, DEL, C1 and
+ * invalid UTF-8 as \xNN). Every string from the kernel, the store or the
+ * network goes through it before it is printed, and column widths count
+ * what it returns. The text is in one of CLI_ESC_SLOTS buffers used in turn:
+ * valid until that many more calls (enough for one printf's arguments).
+ * NULL gives "".
+ */
+#define CLI_ESC_SLOTS 8
+const char *cli_esc(const char *s);
 /* Print err's message and return the exit code for its class. */
 int cli_fail(const struct lru_error *err);
 

@@ -85,9 +85,10 @@ static void finding(struct doctor *d, const char *check, enum status st, const c
 		json_array_append_new(d->json, o);
 		return;
 	}
-	printf("%-5s %-10s %s\n", status_names[st], check, detail);
+	/* details name kernel strings and paths */
+	printf("%-5s %-10s %s\n", status_names[st], check, cli_esc(detail));
 	if (fix)
-		printf("%-16s fix: %s\n", "", fix);
+		printf("%-16s fix: %s\n", "", cli_esc(fix));
 }
 
 /* Read a whole file, possibly gzip-compressed (/proc/config.gz), into a string. */

@@ -200,14 +200,15 @@ static void outcome_text(const struct lru_evict_outcome *o, uint64_t page, uint6
 
 static void target_text(const struct target *t, uint64_t page, bool dry, uint64_t older_ms)
 {
-	int pad = (int)strlen(t->path) + 2;
+	const char *path = cli_esc(t->path);
+	int pad = (int)strlen(path) + 2;
 	char text[LRU_CMD_MAX], b1[128], b2[32], b3[32], b4[32];
 
 	if (t->none) {
-		printf("%s node %d: nothing to evict (%s)\n", t->path, t->node, t->msg);
+		printf("%s node %d: nothing to evict (%s)\n", path, t->node, cli_esc(t->msg));
 		return;
 	}
-	printf("%s node %d: %s '%s': %s in generations <= %" PRIu64 " (idle > %s)\n", t->path,
+	printf("%s node %d: %s '%s': %s in generations <= %" PRIu64 " (idle > %s)\n", path,
 	       t->node, dry ? "would write" : t->written ? "wrote" : "could not write",
 	       cmd_text(&t->pass[0].cmd, text, sizeof(text)),
 	       lru_fmt_bytes(t->pass[0].asked * page, b1, sizeof(b1)), t->pass[0].cmd.seq,

@@ -301,7 +301,10 @@ static void print_threshold(json_t *doc)
 		       "is cold\n\n", lru_fmt_duration(t, a, sizeof(a)), lru_fmt_duration(e, b, sizeof(b)));
 }
 
-/* A row's "warnings" codes comma-separated into buf (host codes first, as the store lists them). */
+/*
+ * A row's "warnings" codes comma-separated into buf (host codes first, as the
+ * store lists them), escaped for the terminal.
+ */
 static const char *codes_of(json_t *o, char *buf, size_t size)
 {
 	size_t i, used = 0;
@@ -312,7 +315,18 @@ static const char *codes_of(json_t *o, char *buf, size_t size)
 		if (json_is_string(v) && used < size)
 			used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "",
 						 json_string_value(v));
-	return buf;
+	return cli_esc(buf);
+}
+
+/*
+ * A row's key, a (escaped), then sep and b (escaped) when b is not NULL,
+ * left-aligned in width columns (the escaped text counts).
+ */
+static void print_key(int width, const char *a, const char *sep, const char *b)
+{
+	int n = printf("%s%s%s", cli_esc(a), b ? sep : "", b ? cli_esc(b) : "");
+
+	printf("%*s", n < width ? width - n : 0, "");
 }
 
 static void print_hosts(json_t *doc)
@@ -321,6 +335,7 @@ static void print_hosts(json_t *doc)
 	json_t *rows = json_object_get(doc, "hosts"), *r, *v;
 	uint32_t hw = 0, lw = 0;
 	char b[4][32], codes[128];
+	const char *cs;
 	bool any = false;
 	size_t i, j;
 
@@ -333,12 +348,12 @@ static void print_hosts(json_t *doc)
 	printf("%-24s %-12s %-22s %10s %10s %5s %8s %7s%s\n", "HOST", "LAST SEEN", "KERNEL", "MEMORY",
 	       "FREE", "NODES", "LRUVECS", "MEMCGS", any ? " WARNINGS" : "");
 	json_array_foreach(rows, i, r) {
-		codes_of(r, codes, sizeof(codes));
+		cs = codes_of(r, codes, sizeof(codes));
 		printf("%-24s %-12s %-22s %10s %10s %5" PRIu64 " %8" PRIu64 " %7" PRIu64 "%s%s\n",
-		       str_of(r, "host"), ago(now, r, "last_seen_ms", b[0]), str_of(r, "kernel"),
-		       bytes(r, "mem_total_bytes", b[1]), bytes(r, "mem_free_bytes", b[2]),
-		       u64_of(r, "nodes"), u64_of(r, "lruvecs"), u64_of(r, "memcgs"),
-		       codes[0] ? " " : "", codes);
+		       cli_esc(str_of(r, "host")), ago(now, r, "last_seen_ms", b[0]),
+		       cli_esc(str_of(r, "kernel")), bytes(r, "mem_total_bytes", b[1]),
+		       bytes(r, "mem_free_bytes", b[2]), u64_of(r, "nodes"), u64_of(r, "lruvecs"),
+		       u64_of(r, "memcgs"), cs[0] ? " " : "", cs);
 	}
 	printf("%zu hosts\n", json_array_size(rows));
 	cli_warning_notes(hw, true, "!");
@@ -349,7 +364,7 @@ static void print_cold(json_t *doc)
 {
 	const char *by = str_of(doc, "by");
 	json_t *rows = json_object_get(doc, "rows"), *r, *tot = json_object_get(doc, "total");
-	char b[4][32], m[2][40], key[320];
+	char b[4][32], m[2][40], node[24];
 	size_t i;
 
 	print_threshold(doc);
@@ -360,13 +375,10 @@ static void print_cold(json_t *doc)
 		uint64_t total = u64_of(r, "total_bytes");
 		uint32_t w = lv_warnings(r);
 
-		if (!strcmp(by, "node"))
-			snprintf(key, sizeof(key), "%s:%" PRIu64, str_of(r, "host"), u64_of(r, "node"));
-		else if (!strcmp(by, "memcg"))
-			snprintf(key, sizeof(key), "%s %s", str_of(r, "host"), str_of(r, "memcg"));
-		else
-			snprintf(key, sizeof(key), "%s", str_of(r, "host"));
-		printf("%-40s %10s %10s %5.0f%% %10s\n", key, bound(r, "hot_bytes", w, ">", m[0]),
+		snprintf(node, sizeof(node), "%" PRIu64, u64_of(r, "node"));
+		print_key(40, str_of(r, "host"), !strcmp(by, "node") ? ":" : " ",
+			  !strcmp(by, "node") ? node : !strcmp(by, "memcg") ? str_of(r, "memcg") : NULL);
+		printf(" %10s %10s %5.0f%% %10s\n", bound(r, "hot_bytes", w, ">", m[0]),
 		       bound(r, "cold_bytes", w, "<", m[1]),
 		       total ? 100.0 * (double)u64_of(r, "cold_bytes") / (double)total : 0.0,
 		       bytes(r, "total_bytes", b[2]));
@@ -383,7 +395,7 @@ static void print_rank(json_t *doc)
 {
 	bool per_node = json_is_true(json_object_get(doc, "per_node"));
 	json_t *rows = json_object_get(doc, "rows"), *r;
-	char b[6][32], m[2][40], key[320];
+	char b[6][32], m[2][40], node[24];
 	uint32_t warned = 0;
 	size_t i;
 
@@ -394,12 +406,11 @@ static void print_rank(json_t *doc)
 		uint32_t w = lv_warnings(r);
 
 		warned |= w;
-		if (per_node)
-			snprintf(key, sizeof(key), "%s:%" PRIu64, str_of(r, "host"), u64_of(r, "node"));
-		else
-			snprintf(key, sizeof(key), "%s", str_of(r, "host"));
+		snprintf(node, sizeof(node), "%" PRIu64, u64_of(r, "node"));
+		printf("%4" PRIu64 " ", u64_of(r, "rank"));
+		print_key(32, str_of(r, "host"), ":", per_node ? node : NULL);
 		/* cold bytes that are an upper bound make the offer one too */
-		printf("%4" PRIu64 " %-32s %10s %10s %10s %10s %10s\n", u64_of(r, "rank"), key,
+		printf(" %10s %10s %10s %10s %10s\n",
 		       bound(r, "offer_bytes", w, "<", m[0]), bytes(r, "free_bytes", b[1]),
 		       bound(r, "cold_bytes", w, "<", m[1]), bytes(r, "from_free_bytes", b[3]),
 		       bytes(r, "from_cold_bytes", b[4]));
@@ -416,7 +427,7 @@ static void print_wss_row(json_t *r, const char *name)
 	uint32_t w = lv_warnings(r);
 	char m[5][40];
 
-	printf("%-40s %8" PRIu64 " %10s %10s %10s %10s %11s\n", name, u64_of(r, "samples"),
+	printf("%-40s %8" PRIu64 " %10s %10s %10s %10s %11s\n", cli_esc(name), u64_of(r, "samples"),
 	       bound(r, "p50_bytes", w, ">", m[0]), bound(r, "p95_bytes", w, ">", m[1]),
 	       bound(r, "p99_bytes", w, ">", m[2]), bound(r, "max_bytes", w, ">", m[3]),
 	       bound(r, "recommended_bytes", w, ">", m[4]));
@@ -447,16 +458,17 @@ static void print_timeline(json_t *doc)
 {
 	json_t *lvs = json_object_get(doc, "lruvecs"), *lv, *p;
 	char b[5][32], codes[128];
+	const char *cs;
 	uint32_t warned = 0;
 	size_t i, j;
 
-	printf("host %s: %zu snapshots, %" PRIu64 " generation points\n", str_of(doc, "host"),
+	printf("host %s: %zu snapshots, %" PRIu64 " generation points\n", cli_esc(str_of(doc, "host")),
 	       json_array_size(json_object_get(doc, "snapshots")), u64_of(doc, "points"));
 	json_array_foreach(lvs, i, lv) {
 		warned |= lv_warnings(lv);
-		codes_of(lv, codes, sizeof(codes));
-		printf("\n%s node %" PRIu64 " (inode %" PRIu64 ")%s%s\n", str_of(lv, "memcg"),
-		       u64_of(lv, "node"), u64_of(lv, "memcg_inode"), codes[0] ? " ! " : "", codes);
+		cs = codes_of(lv, codes, sizeof(codes));
+		printf("\n%s node %" PRIu64 " (inode %" PRIu64 ")%s%s\n", cli_esc(str_of(lv, "memcg")),
+		       u64_of(lv, "node"), u64_of(lv, "memcg_inode"), cs[0] ? " ! " : "", cs);
 		printf("  %-12s %8s %-12s %10s %10s %10s\n", "TAKEN", "GEN", "BORN", "AGE", "ANON", "FILE");
 		json_array_foreach(json_object_get(lv, "points"), j, p) {
 			int64_t taken = json_integer_value(json_array_get(p, 0));
@@ -505,7 +517,7 @@ static void print_capacity(json_t *doc)
 	printf("\nhosts with warnings:");
 	i = 0;
 	json_object_foreach(counts, code, n)
-		printf("%s %s %" JSON_INTEGER_FORMAT, i++ ? "," : "", code, json_integer_value(n));
+		printf("%s %s %" JSON_INTEGER_FORMAT, i++ ? "," : "", cli_esc(code), json_integer_value(n));
 	putchar('\n');
 	cli_warning_notes(hw, true, "!");
 	cli_warning_notes(lw, false, "> <");

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "lru_esc.h"
 #include "lru_units.h"
 
 static const char usage[] =
@@ -170,13 +171,17 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 		if (!cli_selected(sel, s, lv))
 			continue;
 		if (lv->memcg != last_memcg) {
-			int depth = cli_path_depth(m->path);
+			int depth = cli_path_depth(m->path), indent = 0;
+			const char *text = m->path[0] ? m->path : "(no memcg)";
 
-			if (sel->memcg || sel->have_id)	/* no tree to indent in */
-				snprintf(name, sizeof(name), "%s", m->path[0] ? m->path : "(no memcg)");
-			else
-				snprintf(name, sizeof(name), "%*s%s", 2 * (depth > 8 ? 8 : depth), "",
-					 depth ? cli_path_leaf(m->path) : m->path[0] ? "/" : "(no memcg)");
+			if (!sel->memcg && !sel->have_id) {	/* a tree (none when selecting) */
+				indent = 2 * (depth > 8 ? 8 : depth);
+				text = depth ? cli_path_leaf(m->path) : m->path[0] ? "/" : text;
+			}
+			/* escaped, cut at 32 bytes without splitting an escape or a character */
+			memset(name, ' ', (size_t)indent);
+			lru_esc(name + indent, sizeof(name) - (size_t)indent, text, strlen(text),
+				LRU_ESC_TERM);
 			printf("%-32s", name);
 			last_memcg = lv->memcg;
 		} else {
@@ -208,7 +213,7 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 		printf("%u records repeated by the kernel during the read were dropped\n",
 		       s->nr_duplicates);
 	if (cli->iface.root_missing)
-		printf("%s\n", cli->iface.root_note);
+		printf("%s\n", cli_esc(cli->iface.root_note));
 	cli_warning_notes(warned, false, "!");
 }
 

@@ -140,8 +140,8 @@ static void print_rows(const struct lru_snapshot *s, const struct row *rows, siz
 		if (rows[i].unmapped_file > 0)
 			unmapped_cold += (uint64_t)rows[i].unmapped_file < w->cold[LRU_FILE]
 						 ? (uint64_t)rows[i].unmapped_file : w->cold[LRU_FILE];
-		printf("%-32s %4d %10s %10s %10s %10s %5.0f%% %10s\n", m->path[0] ? m->path : "(none)",
-		       lv->node, hot, lru_fmt_bytes(w->hot[LRU_ANON], b[1], 32),
+		printf("%-32s %4d %10s %10s %10s %10s %5.0f%% %10s\n",
+		       m->path[0] ? cli_esc(m->path) : "(none)", lv->node, hot, lru_fmt_bytes(w->hot[LRU_ANON], b[1], 32),
 		       lru_fmt_bytes(w->hot[LRU_FILE], b[2], 32), cold,
 		       all ? 100.0 * (double)lru_ws_cold(w) / (double)all : 0.0,
 		       rows[i].unmapped_file < 0 ? "-" :

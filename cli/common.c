@@ -12,29 +12,47 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lru_esc.h"
 #include "lru_kwrite.h"
 #include "lru_sys.h"
+
+const char *cli_esc(const char *s)
+{
+	static struct lru_buf slots[CLI_ESC_SLOTS];
+	static unsigned next;
+	struct lru_buf *b = &slots[next++ % CLI_ESC_SLOTS];
+
+	b->len = 0;
+	if (!s || lru_esc_buf(b, s, strlen(s), LRU_ESC_TERM, NULL))
+		return "";
+	return (const char *)b->data;
+}
+
+/* prefix, then the printf'd message escaped for the terminal, on stderr */
+static void message(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s%s\n", prefix, cli_esc(msg));
+}
 
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("lrugen: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("lrugen: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("lrugen: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("lrugen: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_fail(const struct lru_error *err)

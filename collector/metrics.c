@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "lru_esc.h"
 #include "lru_warn.h"
 
 #define MAX_BUCKETS 16
-#define LINE_MAX_LEN (2 * LRU_PATH_MAX + 256)
+#define LINE_MAX_LEN (5 * LRU_PATH_MAX + 256)	/* a label value: 5 bytes a path byte at most */
 #define BLOCK_SIZE (64 * 1024)
 #define SMALL_MAX (24 * 1024)
 
@@ -103,26 +104,14 @@ static void model_put(struct metrics *m, struct model *mo)
 		model_free(mo);
 }
 
-/* A label value in the exposition format's escaping (backslash, quote, newline). */
-static char *escape(const char *s)
+/* A label value in the exposition format's escaping (lru_esc.h: LRU_ESC_PROM), malloc'd. */
+static char *label_value(const char *s)
 {
-	size_t n = 0;
-	char *out, *p;
+	size_t n = strlen(s), len = lru_esc(NULL, 0, s, n, LRU_ESC_PROM);
+	char *out = malloc(len + 1);
 
-	for (const char *c = s; *c; c++)
-		n += (*c == '\\' || *c == '"' || *c == '\n') ? 2 : 1;
-	out = malloc(n + 1);
-	if (!out)
-		return NULL;
-	for (p = out; *s; s++) {
-		if (*s == '\\' || *s == '"' || *s == '\n') {
-			*p++ = '\\';
-			*p++ = *s == '\n' ? 'n' : *s;
-		} else {
-			*p++ = *s;
-		}
-	}
-	*p = '\0';
+	if (out)
+		lru_esc(out, len + 1, s, n, LRU_ESC_PROM);
 	return out;
 }
 
@@ -146,7 +135,7 @@ static struct model *model_build(const struct config *cfg, const struct lru_snap
 	if (!mo->memcgs || !mo->lv || !mo->nodes)
 		goto fail;
 	for (; mo->nr_memcgs < snap->nr_memcgs; mo->nr_memcgs++)
-		if (!(mo->memcgs[mo->nr_memcgs] = escape(snap->memcgs[mo->nr_memcgs].path)))
+		if (!(mo->memcgs[mo->nr_memcgs] = label_value(snap->memcgs[mo->nr_memcgs].path)))
 			goto fail;
 	for (size_t i = 0; i < snap->nr_lruvecs; i++) {
 		const struct lru_lruvec *lv = &snap->lruvecs[i];

@@ -28,6 +28,7 @@
  * lru_pb_snapshot_from_host) and the lruvec by memcg path and node.
  */
 #include "lru_pb.h"
+#include "lru_esc.h"
 #include "lru_warn.h"
 
 #include <stdarg.h>
@@ -103,6 +104,9 @@ struct layout {
 	size_t walks;
 	size_t stats, stat_ptrs;
 	size_t warn_ptrs;	/* char * of every lruvec's and the host's warning codes */
+	size_t paths;		/* char * of every memcg's wire path, when one needs fixing */
+	size_t text;		/* the fixed strings (wire_str) */
+	bool fix_paths;
 	size_t total;
 };
 
@@ -121,6 +125,30 @@ static bool reserve(size_t *off, size_t count, size_t size, size_t *at)
 static char *str_or_empty(char *s)
 {
 	return s ? s : (char *)protobuf_c_empty_string;
+}
+
+/* Room the wire form of s needs in the text area: 0 for valid UTF-8 (sent as is). */
+static size_t fix_size(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return lru_utf8_valid(s, n) ? 0 : lru_esc(NULL, 0, s, n, LRU_ESC_UTF8) + 1;
+}
+
+/*
+ * s as a proto3 string (see lru_pb.h): itself when it is valid UTF-8, else
+ * its LRU_ESC_UTF8 form, written at *text (plan() counted the room).
+ */
+static char *wire_str(char *s, char **text)
+{
+	size_t size = fix_size(s);
+	char *out = *text;
+
+	if (!size)
+		return str_or_empty(s);
+	lru_esc(out, size, s, strlen(s), LRU_ESC_UTF8);
+	*text += size;
+	return out;
 }
 
 static void put_counters(Lrugen__V1__TierCounters *tc, const struct lru_tier *t,
@@ -147,10 +175,10 @@ static void put_walk(Lrugen__V1__WalkStats *w, const struct lru_walk *src)
 	w->present = src->present & WALK_MASK;
 }
 
-static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m)
+static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m, char *path)
 {
 	*ms = stats_init;
-	ms->memcg_path = str_or_empty(m->path);
+	ms->memcg_path = path;
 	ms->memcg_inode = m->ino;
 	ms->anon_bytes = m->stats.anon_bytes;
 	ms->file_bytes = m->stats.file_bytes;
@@ -211,6 +239,7 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 			 struct lru_error *err)
 {
 	size_t nr_gens = 0, nr_tiers = 0, nr_walks = 0, nr_stats = 0, nr_warn = 0, off = 0, i;
+	size_t text, fix;
 	unsigned g;
 	bool ok;
 
@@ -232,6 +261,13 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 	for (i = 0; i < snap->nr_memcgs; i++)
 		nr_stats += snap->memcgs[i].has_stats;
 	nr_warn += (size_t)__builtin_popcount(snap->host.warnings);
+	text = fix_size(snap->host.host) + fix_size(snap->host.boot_id) + fix_size(snap->host.kernel);
+	lo->fix_paths = false;
+	for (i = 0; i < snap->nr_memcgs; i++) {
+		fix = fix_size(snap->memcgs[i].path);
+		lo->fix_paths |= fix != 0;
+		text += fix;
+	}
 
 	ok = reserve(&off, 1, sizeof(Lrugen__V1__HostSnapshot), &lo->host) &&
 	     reserve(&off, 1, sizeof(Lrugen__V1__AgingSettings), &lo->aging) &&
@@ -247,7 +283,9 @@ static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct l
 	     reserve(&off, nr_walks, sizeof(Lrugen__V1__WalkStats), &lo->walks) &&
 	     reserve(&off, nr_stats, sizeof(Lrugen__V1__MemcgStats), &lo->stats) &&
 	     reserve(&off, nr_stats, sizeof(void *), &lo->stat_ptrs) &&
-	     reserve(&off, nr_warn, sizeof(char *), &lo->warn_ptrs);
+	     reserve(&off, nr_warn, sizeof(char *), &lo->warn_ptrs) &&
+	     reserve(&off, lo->fix_paths ? snap->nr_memcgs : 0, sizeof(char *), &lo->paths) &&
+	     reserve(&off, text, 1, &lo->text);
 	if (!ok)
 		return where_fail(err, LRU_ENOMEM, index, "", "snapshot too large to encode");
 	lo->total = off;
@@ -266,7 +304,7 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	Lrugen__V1__TierCounters *tcs;
 	Lrugen__V1__WalkStats *walks;
 	Lrugen__V1__MemcgStats *stats, **stat_ptrs;
-	char **warn_ptrs;
+	char **warn_ptrs, **paths = NULL, *text;
 	struct layout lo = { 0 };
 	enum lru_err rc;
 	char *block;
@@ -306,11 +344,17 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	stats = (Lrugen__V1__MemcgStats *)(block + lo.stats);
 	stat_ptrs = (Lrugen__V1__MemcgStats **)(block + lo.stat_ptrs);
 	warn_ptrs = (char **)(block + lo.warn_ptrs);
+	text = block + lo.text;
+	if (lo.fix_paths) {
+		paths = (char **)(block + lo.paths);
+		for (i = 0; i < snap->nr_memcgs; i++)
+			paths[i] = wire_str(snap->memcgs[i].path, &text);
+	}
 
 	*h = host_init;
-	h->host = str_or_empty(snap->host.host);
-	h->boot_id = str_or_empty(snap->host.boot_id);
-	h->kernel_release = str_or_empty(snap->host.kernel);
+	h->host = wire_str(snap->host.host, &text);
+	h->boot_id = wire_str(snap->host.boot_id, &text);
+	h->kernel_release = wire_str(snap->host.kernel, &text);
 	h->seq = snap->host.seq;
 	h->lru_gen_enabled = snap->host.enabled;
 	h->taken_at_ms = midpoint(snap->read_start_ms, snap->read_end_ms);
@@ -350,7 +394,7 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 
 		*l = lruvec_init;
 		l->memcg_id = m->id;
-		l->memcg_path = str_or_empty(m->path);
+		l->memcg_path = paths ? paths[lv->memcg] : str_or_empty(m->path);
 		l->memcg_inode = m->ino;
 		l->node = lv->node;
 		l->warnings = warn_ptrs;
@@ -405,7 +449,8 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	for (i = 0; i < snap->nr_memcgs; i++) {
 		if (!snap->memcgs[i].has_stats)
 			continue;
-		put_stats(&stats[h->n_memcg_stats], &snap->memcgs[i]);
+		put_stats(&stats[h->n_memcg_stats], &snap->memcgs[i],
+			  paths ? paths[i] : str_or_empty(snap->memcgs[i].path));
 		stat_ptrs[h->n_memcg_stats] = &stats[h->n_memcg_stats];
 		h->n_memcg_stats++;
 	}
@@ -522,10 +567,13 @@ static inline size_t gen_field_size(size_t len)
 	return 2 + (len > 127) + len;
 }
 
+/* A string field: its bytes, or its LRU_ESC_UTF8 form where they are not UTF-8 (lru_pb.h). */
 static inline size_t str_field_size(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
+	if (n && !lru_utf8_valid(s, n))
+		n = lru_esc(NULL, 0, s, n, LRU_ESC_UTF8);
 	return n ? len_field_size(n) : 0;
 }
 
@@ -756,8 +804,15 @@ static inline uint8_t *wr_str_field(uint8_t *p, uint8_t key, const char *s)
 
 	if (!n)
 		return p;
-	p -= n;
-	memcpy(p, s, n);
+	if (lru_utf8_valid(s, n)) {
+		p -= n;
+		memcpy(p, s, n);
+	} else {
+		size_t len = lru_esc(NULL, 0, s, n, LRU_ESC_UTF8);
+
+		p -= len;
+		n = lru_esc_bytes(p, len, s, n, LRU_ESC_UTF8);
+	}
 	p = wr_varint(p, n);
 	*--p = key;
 	return p;

@@ -20,7 +20,17 @@
  * than LRU_NR_TIERS tiers are accepted (the rest stay zero) and unknown
  * present bits are dropped.
  *
- * Messages of lru_pb_host_from_snapshot() borrow the snapshot's strings: keep
+ * Strings on the wire are valid UTF-8, as proto3 requires (lrugen-store
+ * refuses others): both encoders send a host name, boot id, kernel release or
+ * memcg path that is not UTF-8 in its LRU_ESC_UTF8 form (lru_esc.h), each
+ * byte of invalid UTF-8 as the four characters \xNN; valid strings go as
+ * they are. The snapshot itself keeps the kernel's bytes, which the collector
+ * needs to find the memcg again. This is the only place lrugend's strings
+ * are made UTF-8, so the store, its JSON and lrugend's /metrics (LRU_ESC_PROM)
+ * all show such a name as the same text.
+ *
+ * Messages of lru_pb_host_from_snapshot() borrow the snapshot's valid strings
+ * (and hold fixed copies of the others in their block): keep
  * the snapshot alive until the message is packed or freed. LRU_PB_MAX_MESSAGE is the only limit
  * before protobuf-c unpacks, so servers bound request bodies well below it.
  */

@@ -4,7 +4,10 @@
  *
  * Everything is drawn into ncurses windows with wnoutrefresh(); the loop
  * calls doupdate() once per frame, so the terminal only ever receives the
- * difference. Colours come from one scheme table indexed by enum top_color;
+ * difference. Every string goes through put(), putn() or cell(), which escape
+ * it for the terminal (lru_esc.h): a memcg named with ESC, CR or LF shows
+ * \x1b, \x0d or \x0a and cannot blank or move a row; widths count the
+ * escaped text. Colours come from one scheme table indexed by enum top_color;
  * without colours a monochrome table of attributes stands in.
  */
 #include "top.h"
@@ -15,8 +18,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "lru_esc.h"
 #include "lru_units.h"
 #include "lru_warn.h"
+
+/* the most bytes one put() draws: a line of a wide terminal, escaped */
+#define TEXT_MAX 2048
 
 struct scheme {
 	short fg, bg;
@@ -245,19 +252,27 @@ void draw_free(struct top *t)
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static void put(WINDOW *w, int attr, const char *s)
+/* s escaped for the terminal, at most size - 1 bytes of it (never a split escape or character). */
+static void put_esc(WINDOW *w, int attr, const char *s, size_t size)
 {
+	char buf[TEXT_MAX];
+
+	lru_esc(buf, size < sizeof(buf) ? size : sizeof(buf), s, strlen(s), LRU_ESC_TERM);
 	wattrset(w, attr);
-	waddstr(w, s);
+	waddstr(w, buf);
 }
 
-/* Print at most n display columns of an ASCII-or-UTF-8 string s. */
+static void put(WINDOW *w, int attr, const char *s)
+{
+	put_esc(w, attr, s, TEXT_MAX);
+}
+
+/* At most n bytes (columns, for ASCII) of s, escaped. */
 static void putn(WINDOW *w, int attr, const char *s, int n)
 {
 	if (n <= 0)
 		return;
-	wattrset(w, attr);
-	waddnstr(w, s, n);
+	put_esc(w, attr, s, (size_t)n + 1);
 }
 
 static void fill_to(WINDOW *w, int attr, int x)
@@ -338,10 +353,12 @@ static void draw_header(struct top *t)
 	else
 		snprintf(right, sizeof(right), "every %s", tl_fmt_dur(t->delay_ms, b3, sizeof(b3)));
 	limit = t->g.cols - (int)strlen(right) - 1;
-	if (limit < t->g.cols / 2)
+	if (limit < t->g.cols / 2) {
 		limit = t->g.cols;
-	else
-		mvwaddstr(w, 0, limit + 1, right);
+	} else {
+		wmove(w, 0, limit + 1);
+		put(w, t->attr[CLR_DEFAULT], right);
+	}
 	wmove(w, 0, 0);
 	wide = t->g.cols >= 110;
 	if (wide)
@@ -421,11 +438,16 @@ static void draw_header(struct top *t)
 
 /* ---- list ----------------------------------------------------------------------- */
 
+/* s escaped and cut to width bytes, aligned in width columns, then a space. */
 static void cell(WINDOW *w, int attr, const char *s, int width, bool right)
 {
-	char buf[64];
+	char text[256], buf[300];
 
-	snprintf(buf, sizeof(buf), right ? "%*.*s " : "%-*.*s ", width, width, s);
+	if (width < 0)
+		width = 0;
+	lru_esc(text, (size_t)width < sizeof(text) ? (size_t)width + 1 : sizeof(text), s, strlen(s),
+		LRU_ESC_TERM);
+	snprintf(buf, sizeof(buf), right ? "%*s " : "%-*s ", width, text);
 	put(w, attr, buf);
 }
 
@@ -726,7 +748,8 @@ static int details_lruvec(struct top *t, WINDOW *w, int y, int h, const struct t
 			 it->snap->source == LRU_SRC_CGROUP
 				 ? "TIERS not available through " LRU_CGROUP_LRU_GEN
 				 : "TIERS (sum r e p / R T)");
-		mvwaddnstr(w, y++, 0, line, t->g.cols);
+		wmove(w, y++, 0);
+		putn(w, t->attr[CLR_HEADER], line, t->g.cols);
 	}
 	for (gi = lv->nr_gens; gi-- > 0 && y < h;) {
 		const struct lru_gen *gen = &lv->gens[gi];
@@ -817,15 +840,16 @@ static void draw_details(struct top *t)
 			 view_path(v, r->mc), id, m->ino, r->node >= 0 ? "" : "  all nodes",
 			 v->frame.nr > 1 ? "  host " : "", v->frame.nr > 1 ? view_host(v, r->host) : "");
 	}
-	mvwaddnstr(w, 0, 0, line, t->g.cols);
+	wmove(w, 0, 0);
+	putn(w, t->attr[CLR_COLHDR], line, t->g.cols);
 	fill_to(w, t->attr[CLR_COLHDR], t->g.cols);
 	if (r->kind == ROW_GROUP) {
 		snprintf(line, sizeof(line), "  total %s  anon %s  file %s  hot %s  cold %s at T",
 			 draw_fmt_size(r->st.total, b1, sizeof(b1)), draw_fmt_size(r->st.anon, b2, sizeof(b2)),
 			 draw_fmt_size(r->st.file, b3, sizeof(b3)), draw_fmt_size(r->st.hot, b4, sizeof(b4)),
 			 draw_fmt_size(r->st.cold, b5, sizeof(b5)));
-		wattrset(w, t->attr[CLR_DEFAULT]);
-		mvwaddnstr(w, y++, 0, line, t->g.cols);
+		wmove(w, y++, 0);
+		putn(w, t->attr[CLR_DEFAULT], line, t->g.cols);
 		details_warnings(t, w, y, r->st.warnings);
 		wnoutrefresh(w);
 		return;
@@ -927,11 +951,14 @@ static void draw_help(struct top *t)
 		return;
 	wattrset(w, t->attr[CLR_HEADER] | A_BOLD);
 	mvwaddstr(w, 0, 1, "lrugen-top " LRUGEN_VERSION " - keys (j k scroll, any other key returns)");
-	wattrset(w, t->attr[CLR_DEFAULT]);
-	for (i = (size_t)t->help_top; i < n && y < t->g.lines - 2; i++)
-		mvwaddnstr(w, y++, 2, lines[i], t->g.cols - 3);
-	for (i = 0; i < sizeof(legend) / sizeof(legend[0]) && y < t->g.lines - 2; i++)
-		mvwaddnstr(w, y++, 2, legend[i], t->g.cols - 3);
+	for (i = (size_t)t->help_top; i < n && y < t->g.lines - 2; i++) {
+		wmove(w, y++, 2);
+		putn(w, t->attr[CLR_DEFAULT], lines[i], t->g.cols - 3);
+	}
+	for (i = 0; i < sizeof(legend) / sizeof(legend[0]) && y < t->g.lines - 2; i++) {
+		wmove(w, y++, 2);
+		putn(w, t->attr[CLR_DEFAULT], legend[i], t->g.cols - 3);
+	}
 	wnoutrefresh(w);
 	delwin(w);
 }
@@ -968,9 +995,12 @@ static void draw_confirm(struct top *t)
 	int wd = 0, h, y0, x0;
 	WINDOW *w;
 
-	for (i = 0; i < n; i++)
-		if ((int)strlen(lines[i]) > wd)
-			wd = (int)strlen(lines[i]);
+	for (i = 0; i < n; i++) {	/* the lines name memcgs: their escaped width */
+		size_t len = lru_esc(NULL, 0, lines[i], strlen(lines[i]), LRU_ESC_TERM);
+
+		if (len > (size_t)wd)
+			wd = len > (size_t)t->g.cols ? t->g.cols : (int)len;
+	}
 	wd += 4;
 	if (wd > t->g.cols)
 		wd = t->g.cols;
@@ -987,9 +1017,10 @@ static void draw_confirm(struct top *t)
 	frame(t, w, h, wd);
 	wattrset(w, t->attr[CLR_DIALOG_TITLE]);
 	mvwaddstr(w, 0, 2, t->plan.op == '-' ? " Evict? " : " Age? ");
-	wattrset(w, t->attr[CLR_DIALOG]);
-	for (i = 0; i < n && (int)i + 1 < h - 2; i++)
-		mvwaddnstr(w, (int)i + 1, 2, lines[i], wd - 4);
+	for (i = 0; i < n && (int)i + 1 < h - 2; i++) {
+		wmove(w, (int)i + 1, 2);
+		putn(w, t->attr[CLR_DIALOG], lines[i], wd - 4);
+	}
 	wattrset(w, t->attr[CLR_DIALOG_TITLE]);
 	mvwaddnstr(w, h - 2, 2, "y: write   any other key: cancel", wd - 4);
 	wnoutrefresh(w);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lru_esc.h"
 #include "lru_sys.h"
 #include "lru_units.h"
 
@@ -88,16 +89,18 @@ static void on_crash(int sig)
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/* The message (it may name memcgs, hosts, what the store said) escaped for the terminal. */
 static void die(int code, const char *fmt, ...)
 {
+	char msg[1024], esc[4 * sizeof(msg)];
 	va_list ap;
 
 	restore_terminal();
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	lru_esc(esc, sizeof(esc), msg, strlen(msg), LRU_ESC_TERM);
+	fprintf(stderr, PROG ": %s\n", esc);
 	exit(code);
 }
 

@@ -1084,6 +1084,70 @@ static void test_encode_edges_like_protobuf_c(void **state)
 	lru_snapshot_release(&rich);
 }
 
+/*
+ * Strings that are not UTF-8 go on the wire in their LRU_ESC_UTF8 form, in
+ * both encoders, and decode as that text; valid ones (controls included) as
+ * they are. The snapshot keeps its bytes.
+ */
+static void test_encode_non_utf8_strings(void **state)
+{
+	static const char bad_path[] = "/jobs/bad\xff\xfe", esc_path[] = "/jobs/e\x1b]0;t\a";
+	struct lru_snapshot snap, *out;
+	const struct lru_snapshot *p = &snap;
+	Lrugen__V1__HostSnapshot *msg;
+	struct lru_error err;
+	struct lru_lruvec *lv;
+	uint8_t *buf;
+	size_t len, n, m, l, bad;
+
+	(void)state;
+	make_rich(&snap);
+	free(snap.host.host);
+	free(snap.host.kernel);
+	snap.host.host = strdup("h\xc0\xaf-1");
+	snap.host.kernel = strdup("6.1\xed\xa0\x80");
+	assert_non_null(snap.host.host);
+	assert_non_null(snap.host.kernel);
+	assert_int_equal(lru_snapshot_add_memcg(&snap, 9, bad_path, strlen(bad_path), &m, &err), LRU_OK);
+	snap.memcgs[m].has_stats = true;
+	bad = m;
+	assert_int_equal(lru_snapshot_add_lruvec(&snap, m, 0, &l, &err), LRU_OK);
+	lv = &snap.lruvecs[l];
+	lv->nr_gens = 1;
+	lv->gens[0] = (struct lru_gen){ .seq = 5, .age_ms = 10, .pages = { 1, 2 } };
+	assert_int_equal(lru_snapshot_add_memcg(&snap, 10, esc_path, strlen(esc_path), &m, &err), LRU_OK);
+	assert_int_equal(lru_snapshot_add_lruvec(&snap, m, 1, &l, &err), LRU_OK);
+	lv = &snap.lruvecs[l];
+	lv->nr_gens = 1;
+	lv->gens[0] = (struct lru_gen){ .seq = 7, .age_ms = 10, .pages = { 3, 4 } };
+
+	assert_int_equal(lru_pb_host_from_snapshot(&snap, &msg, &err), LRU_OK);
+	assert_string_equal(msg->host, "h\\xc0\\xaf-1");
+	assert_string_equal(msg->kernel_release, "6.1\\xed\\xa0\\x80");
+	assert_string_equal(msg->lruvecs[msg->n_lruvecs - 2]->memcg_path, "/jobs/bad\\xff\\xfe");
+	assert_string_equal(msg->lruvecs[msg->n_lruvecs - 1]->memcg_path, esc_path);
+	assert_string_equal(msg->memcg_stats[msg->n_memcg_stats - 1]->memcg_path,
+			    "/jobs/bad\\xff\\xfe");
+	assert_string_equal(msg->lruvecs[0]->memcg_path, "/jobs/web");
+	lru_pb_host_free(msg);
+	assert_packs_like_protobuf_c(&p, 1, "snapshot with non-UTF-8 strings");
+
+	assert_int_equal(lru_pb_encode_batch(&p, 1, &buf, &len, &err), LRU_OK);
+	assert_int_equal(lru_pb_decode_batch(buf, len, &out, &n, &err), LRU_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(out[0].host.host, "h\\xc0\\xaf-1");
+	assert_string_equal(out[0].host.kernel, "6.1\\xed\\xa0\\x80");
+	for (m = 0, l = 0; m < out[0].nr_memcgs; m++)
+		l += !strcmp(out[0].memcgs[m].path, "/jobs/bad\\xff\\xfe") ||
+		     !strcmp(out[0].memcgs[m].path, esc_path);
+	assert_int_equal(l, 2);
+	/* the snapshot keeps the kernel's bytes */
+	assert_string_equal(snap.memcgs[bad].path, bad_path);
+	lru_pb_free_snapshots(out, n);
+	free(buf);
+	lru_snapshot_release(&snap);
+}
+
 static void test_encode_batch_like_protobuf_c(void **state)
 {
 	struct lru_snapshot s[6];
@@ -1916,6 +1980,7 @@ int main(void)
 		cmocka_unit_test(test_encode_fixtures_like_protobuf_c),
 		cmocka_unit_test(test_encode_random_like_protobuf_c),
 		cmocka_unit_test(test_encode_edges_like_protobuf_c),
+		cmocka_unit_test(test_encode_non_utf8_strings),
 		cmocka_unit_test(test_encode_batch_like_protobuf_c),
 		cmocka_unit_test(test_encode_rejects_oversize_batch),
 		cmocka_unit_test(test_encode_names_broken_snapshot_in_batch),
