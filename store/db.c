@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "lru_buf.h"
+#include "lru_bounds.h"
 #include "lru_fleet_db.h"
 #include "lru_fleet_sql.h"
 #include "lru_pb.h"
@@ -22,7 +23,6 @@
 #define HOUR_MS 3600000LL
 #define NR_T LRU_FLEET_NR_THRESHOLDS
 #define EXPIRE_CHUNK 1000		/* snapshots deleted per transaction */
-#define FUTURE_SLACK_MS HOUR_MS		/* a snapshot may be this far ahead of our clock */
 
 enum wstmt {
 	W_BEGIN, W_COMMIT, W_ROLLBACK, W_SAVEPOINT, W_RELEASE, W_ROLLBACK_TO,
@@ -121,7 +121,8 @@ static int configure(sqlite3 *d, const struct store_config *cfg, bool writer, ch
 
 /* ---- deriving rows (HTTP threads) --------------------------------------------- */
 
-enum lru_err ingest_job_prepare(struct ingest_job *job, int64_t now_ms, struct lru_error *err)
+enum lru_err ingest_job_prepare(struct ingest_job *job, int64_t now_ms, uint64_t max_skew_ms,
+				struct lru_error *err)
 {
 	job->items = calloc(job->n ? job->n : 1, sizeof(*job->items));
 	if (!job->items)
@@ -129,17 +130,11 @@ enum lru_err ingest_job_prepare(struct ingest_job *job, int64_t now_ms, struct l
 	for (size_t s = 0; s < job->n; s++) {
 		const struct lru_snapshot *snap = &job->snaps[s];
 		struct ingest_snap *it = &job->items[s];
-		int64_t taken = lru_fleet_taken_ms(snap);
+		struct lru_error why;
 
 		it->snap = snap;
-		if (!snap->host.host || !snap->host.host[0])
-			return lru_fail(err, LRU_EINVAL, "snapshot %zu has no host name", s);
-		if (strlen(snap->host.host) > 255)
-			return lru_fail(err, LRU_EINVAL, "snapshot %zu: host name longer than 255 bytes",
-					s);
-		if (taken <= 0 || taken > now_ms + FUTURE_SLACK_MS)
-			return lru_fail(err, LRU_EINVAL, "snapshot %zu of host '%s': read time %" PRId64
-					" ms is not plausible (clock not set?)", s, snap->host.host, taken);
+		if (lru_snapshot_check(snap, now_ms, max_skew_ms, &why))
+			return lru_fail(err, why.code, "snapshot %zu: %s", s, why.msg);
 		if (lru_fleet_rows_build(snap, &it->rows, err))
 			return err ? err->code : LRU_ENOMEM;
 	}

@@ -67,11 +67,13 @@ struct ingest_job {
 };
 
 /*
- * Validate the decoded snapshots of job (host name present, a plausible
- * time) and derive their rows' data. LRU_EINVAL with a message for the
- * client on invalid input.
+ * Check the decoded snapshots of job against lru_bounds.h's table (a read
+ * time at most max_skew_ms ahead of now_ms among them) and derive their
+ * rows' data. LRU_ERANGE or LRU_EPROTO with a message for the client
+ * ("snapshot I: ...") on invalid input, LRU_ENOMEM.
  */
-enum lru_err ingest_job_prepare(struct ingest_job *job, int64_t now_ms, struct lru_error *err);
+enum lru_err ingest_job_prepare(struct ingest_job *job, int64_t now_ms, uint64_t max_skew_ms,
+				struct lru_error *err);
 /* Free everything the job owns, and the job. */
 void ingest_job_free(struct ingest_job *job);
 

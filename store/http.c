@@ -22,6 +22,7 @@
 #include "budget.h"
 #include "log.h"
 #include "lru_buf.h"
+#include "lru_esc.h"
 #include "lru_fleet.h"
 #include "lru_pb.h"
 #include "query.h"
@@ -176,13 +177,15 @@ static enum MHD_Result reply_error(struct http_server *s, struct MHD_Connection 
 static enum MHD_Result reply_error(struct http_server *s, struct MHD_Connection *c,
 				   struct request *rq, unsigned status, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], text[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return reply_json(s, c, rq, status, json_pack("{ss}", "error", msg));
+	/* a message may quote what a client sent: JSON strings are UTF-8 */
+	lru_esc(text, sizeof(text), msg, strlen(msg), LRU_ESC_UTF8);
+	return reply_json(s, c, rq, status, json_pack("{ss}", "error", text));
 }
 
 /* 401/403 and the early ingest errors: a fixed message, counted as a reject */
@@ -443,7 +446,7 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 				return reply_status(s, c, rq);
 			}
 		}
-	if (ingest_job_prepare(job, lru_now_ms(), &err)) {
+	if (ingest_job_prepare(job, lru_now_ms(), s->ctx->cfg->max_skew_ms, &err)) {
 		metrics_reject(m, err.code == LRU_ENOMEM ? REJ_ERROR : REJ_MALFORMED);
 		return reply_error(s, c, rq, err.code == LRU_ENOMEM ? 500 : MHD_HTTP_BAD_REQUEST,
 				   "%s", err.msg);

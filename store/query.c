@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru_esc.h"
 #include "lru_fleet.h"
 #include "lru_units.h"
 #include "map.h"
@@ -66,7 +67,21 @@ static void set_u64(json_t *o, const char *key, uint64_t v)
 
 static void set_str(json_t *o, const char *key, const char *v)
 {
-	json_object_set_new(o, key, json_string(v ? v : ""));
+	size_t n = v ? strlen(v) : 0;
+
+	if (!n || lru_utf8_valid(v, n)) {
+		json_object_set_new(o, key, json_string(v ? v : ""));
+		return;
+	}
+	/* stored before the store checked UTF-8: the key stays, with \xNN text */
+	{
+		struct lru_buf b;
+
+		lru_buf_init(&b);
+		if (!lru_esc_buf(&b, v, n, LRU_ESC_UTF8, NULL))
+			json_object_set_new(o, key, json_string((const char *)b.data));
+		lru_buf_release(&b);
+	}
 }
 
 static uint64_t col_u64(sqlite3_stmt *st, int i)

@@ -216,11 +216,45 @@ head -c 60 "$tmp/fleet.pb.gz" >"$tmp/cut.gz"
 check_grep "truncated gzip" '^400 .*gzip body is corrupt' \
 	"$(post_pb "$tmp/cut.gz" "$tmp/admin.token" -H 'Content-Encoding: gzip')"
 printf '\x0a\x02\x18\x01' >"$tmp/nohost.pb"	# one HostSnapshot with only seq=1
-check_grep "snapshot without a host" '^400 .*has no host name' "$(post_pb "$tmp/nohost.pb" "$tmp/admin.token")"
-"$FLEETSIM" build >"$tmp/future.pb" <<'EOF'
-host web-1 seq 99 taken @99999999999999
-EOF
-check_grep "a snapshot from the far future" '^400 .*not plausible' "$(post_pb "$tmp/future.pb" "$tmp/admin.token")"
+check_grep "snapshot without a host" '^400 .*snapshot 0: host name is empty' "$(post_pb "$tmp/nohost.pb" "$tmp/admin.token")"
+# the bounds table (lib/lru_bounds.h): each refused with its reason, nothing stored
+before=$(sql "$tmp/db" 'SELECT count(*) FROM snapshots')
+bounds() {	# NAME REASON SPEC-LINES...
+	local name=$1 why=$2
+	shift 2
+	printf '%s\n' "$@" | "$FLEETSIM" build >"$tmp/bound.pb" || { fail "$name: fleetsim"; return; }
+	check_grep "bounds: $name" "^400 \{\"error\":\"snapshot 0: $why" \
+		"$(post_pb "$tmp/bound.pb" "$tmp/admin.token")"
+}
+future=$(($(date +%s%3N) + 6 * 60000))
+bounds "6 min ahead of the store (max-clock-skew 5m)" "read start [0-9]+ ms is not between 2000-01-01" \
+	"host web-1 seq 99 taken @$future"
+bounds "before 2000" "read start [0-9]+ ms is not between" "host web-1 seq 99 taken @1000"
+bounds "a birth before 2000" "lruvec '/a' node 0: generation 1 birth .* not between 2000-01-01" \
+	"host web-1 seq 99 taken @946684900000" "lruvec /a node 0" "gen 1 600s 1 0"
+bounds "seq 2^64-1" "seq 18446744073709551615 is above 2\\^63-1" \
+	"host web-1 seq 18446744073709551615 taken -1s"
+bounds "seq 2^63" "seq 9223372036854775808 is above" "host web-1 seq 9223372036854775808 taken -1s"
+bounds "node total 2^64-1" "node 0: total_bytes 18446744073709551615 is above 4503599627370496" \
+	"host web-1 seq 99 taken -1s" "node 0 total 18446744073709551615 free 1G"
+bounds "8 EiB free" "node 0: free_bytes 9223372036854775808 is above 17179869184" \
+	"host web-1 seq 99 taken -1s" "node 0 total 16G free 9223372036854775808"
+bounds "a generation above 4 PiB" "lruvec '/a' node 0: generation 1 holds more than 4 PiB" \
+	"host web-1 seq 99 taken -1s" "lruvec /a node 0" "gen 1 60s 18446744073709551615 0"
+# lrugen's encoder sends UTF-8 only (invalid bytes as the text \xNN): put the
+# bytes in the wire with sed, the same length, as another sender would
+bounds_raw() {	# NAME REASON FROM TO SPEC-LINES...
+	local name=$1 why=$2 from=$3 to=$4
+	shift 4
+	printf '%s\n' "$@" | "$FLEETSIM" build | LC_ALL=C sed "s/$from/$to/" >"$tmp/bound.pb"
+	check_grep "bounds: $name" "^400 \{\"error\":\"snapshot 0: $why" \
+		"$(post_pb "$tmp/bound.pb" "$tmp/admin.token")"
+}
+bounds_raw "a host name not UTF-8" "host name 'web\\\\\\\\xff\\\\\\\\xfe-1' is not UTF-8" \
+	QQ '\xff\xfe' "host webQQ-1 seq 1 taken -1s"
+bounds_raw "a memcg path not UTF-8" "memcg path '/bad\\\\\\\\xc0' is not UTF-8" \
+	'dQ' 'd\xc0' "host web-1 seq 99 taken -1s" "lruvec /badQ node 0" "gen 1 60s 1 0"
+check "bounds: nothing stored" "$before" "$(sql "$tmp/db" 'SELECT count(*) FROM snapshots')"
 # SQL-looking memcg paths are data
 "$FLEETSIM" build >"$tmp/evil.pb" <<'EOF'
 host evil-1 seq 1 taken -5s

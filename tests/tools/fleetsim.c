@@ -99,6 +99,8 @@ static uint64_t parse_sz(const char *opt, const char *s)
 	struct lru_error err;
 	uint64_t b;
 
+	if (s[0] && strspn(s, "0123456789") == strlen(s))
+		return parse_u64(opt, s);	/* bytes, up to 2^64-1 */
 	if (lru_parse_size(s, &b, &err))
 		die("%s: %s", opt, err.msg);
 	return b;
