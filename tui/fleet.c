@@ -6,7 +6,7 @@
  *	GET {store}/v1/hosts
  *		{"now_ms": N, "hosts": [{"host", "last_seen_ms", "kernel",
  *					 "page_size", "warnings", ...}, ...]}
- *	GET {store}/v1/timeline?host=H&since=DUR	for every host seen
+ *	GET {store}/v1/timeline?host=H&limit=200000&since=DUR	for every host seen
  *		{"now_ms": N, "point_fields": ["taken_at_ms", "gen_seq",
  *					       "birth_ms", "anon_bytes", "file_bytes"],
  *		 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node", "warnings",
@@ -372,8 +372,9 @@ static enum lru_err fleet_load(struct fleet *f, struct lru_error *err)
 		if (!name || !seen)
 			continue;	/* no snapshot of it is kept */
 		url_escape(f->curl, name, esc, sizeof(esc));
-		/* just back to its last snapshot: the current state, nothing more */
-		snprintf(path, sizeof(path), "/v1/timeline?host=%s&since=%llums", esc,
+		/* just back to its last snapshot: the current state, nothing more
+		 * (in one page: the largest the store gives, 50,000 lruvecs) */
+		snprintf(path, sizeof(path), "/v1/timeline?host=%s&limit=200000&since=%llums", esc,
 			 (unsigned long long)(store_now > seen ? store_now - seen + 1000 : 1000));
 		rc = get_json(f, path, &tl, err);
 		if (rc)
