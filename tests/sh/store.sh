@@ -270,6 +270,12 @@ check "hosts table intact" 3 "$(sql "$tmp/db" 'SELECT count(*) FROM hosts')"
 check "store still answers" 3 "$(http GET /v1/hosts "$tmp/read.token" | cut -d' ' -f2- | jq '.hosts | length')"
 
 metrics=$(http GET /metrics -)
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <<<"${metrics#* }" 2>&1)
+	check "store /metrics: promtool check metrics is clean" "0:" "$?:$out"
+else
+	fail "promtool not installed (scripts/install-deps installs prometheus)"
+fi
 check_grep "metrics: accepted" 'lrugen_store_snapshots_total\{result="accepted"\} 5' "$metrics"
 check_grep "metrics: rejects" 'lrugen_store_ingest_rejected_total\{reason="forbidden"\} [1-9]' "$metrics"
 check_grep "metrics: latency" 'lrugen_store_request_seconds_count\{route="ingest"\} [0-9]' "$metrics"
