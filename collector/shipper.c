@@ -87,24 +87,26 @@ struct shipper *shipper_start(struct ship *s, const struct config *cfg, struct l
 	return sh;
 }
 
-void shipper_kick(struct shipper *sh)
+/* Set one of the thread's flags and wake it. */
+static void raise_flag(struct shipper *sh, bool *flag)
 {
-	if (!sh)
-		return;
 	pthread_mutex_lock(&sh->lock);
-	sh->kicked = true;
+	*flag = true;
 	pthread_cond_signal(&sh->wake);
 	pthread_mutex_unlock(&sh->lock);
+}
+
+void shipper_kick(struct shipper *sh)
+{
+	if (sh)
+		raise_flag(sh, &sh->kicked);
 }
 
 void shipper_stop(struct shipper *sh)
 {
 	if (!sh)
 		return;
-	pthread_mutex_lock(&sh->lock);
-	sh->stop = true;
-	pthread_cond_signal(&sh->wake);
-	pthread_mutex_unlock(&sh->lock);
+	raise_flag(sh, &sh->stop);
 	ship_cancel(sh->ship, true);
 	pthread_join(sh->thread, NULL);
 	ship_cancel(sh->ship, false);
