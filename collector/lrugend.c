@@ -4,10 +4,13 @@
  * One loop on one timer (redis's serverCron): every interval, at a per-host
  * phase, a tick reads the generations (collect.c), takes the next sequence
  * number, appends the snapshot to the durable spool (lib/lru_spool.h),
- * applies the reclaim policy (policy.c) and ages every lruvec (aging.c);
- * between ticks, the spool drains to the store (ship.c) with backoff, and
- * GET /metrics is served from another thread (metrics.c). SIGTERM and
- * SIGINT end the loop after the current tick; SIGHUP reloads the config.
+ * applies the reclaim policy (policy.c), ages every lruvec (aging.c) and
+ * publishes the /metrics model. The spool drains to the store on the
+ * shipping thread (shipper.c, ship.c), so that a hung send never delays a
+ * tick; the loop copies its counters into /metrics every second. GET
+ * /metrics is served from another thread (metrics.c). SIGTERM and SIGINT
+ * end the loop after the current tick and abandon a send in flight; SIGHUP
+ * reloads the config.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,9 +42,12 @@
 #include "metrics.h"
 #include "policy.h"
 #include "ship.h"
+#include "shipper.h"
 #include "stats.h"
 
 #define DEFAULT_CONFIG "/etc/lrugend.conf"
+/* how often the loop copies the spool's and the shipping thread's counters into /metrics */
+#define HEALTH_PERIOD_MS 1000
 
 enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -57,13 +63,14 @@ struct daemon {
 	/* modules */
 	struct lru_spool *spool;
 	struct ship *ship;
+	struct shipper *shipper;	/* the shipping thread, while the loop runs */
 	struct metrics *metrics;
 	struct collect collect;
 	struct aging aging;
 	struct policy policy;
 	struct stats stats;
 	uint32_t jitter_ms;
-	int64_t next_tick, next_ship;	/* wall-clock ms; next_ship 0 = nothing to send */
+	int64_t next_tick;		/* wall-clock ms */
 };
 
 /* Resource figures for --ticks runs, printed at the end. */
@@ -224,7 +231,10 @@ static void tune_memory(void)
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
-	/* helper threads (libcurl's resolver) get small stacks: locked memory stays small */
+	/*
+	 * helper threads (libcurl's resolver, the shipping thread) get small
+	 * stacks: locked memory stays small
+	 */
 	if (!pthread_attr_init(&attr)) {
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		pthread_setattr_default_np(&attr);
@@ -300,18 +310,21 @@ static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out)
 	return 0;
 }
 
-/* Copy the spool's gauges and counters into the stats. */
-static void spool_stats(struct daemon *d)
+/* Copy the spool's and the shipping counters into the stats, and publish them. */
+static void refresh_health(struct daemon *d)
 {
 	struct lru_spool_stats st;
 
-	if (!d->spool)
-		return;
-	lru_spool_stats(d->spool, &st);
-	d->stats.spool_records = st.records;
-	d->stats.spool_bytes = st.bytes;
-	d->stats.dropped_spool_full_total = st.dropped_full;
-	d->stats.dropped_spool_age_total = st.dropped_old;
+	if (d->spool) {
+		lru_spool_stats(d->spool, &st);
+		d->stats.spool_records = st.records;
+		d->stats.spool_bytes = st.bytes;
+		d->stats.dropped_spool_full_total = st.dropped_full;
+		d->stats.dropped_spool_age_total = st.dropped_old;
+	}
+	if (d->ship)
+		ship_stats(d->ship, &d->stats.ship);
+	metrics_set_health(d->metrics, &d->stats);
 }
 
 /* ---- one tick ------------------------------------------------------------------------ */
@@ -415,7 +428,7 @@ static int tick(struct daemon *d)
 out:
 	lru_snapshot_release(&snap);
 	d->stats.last_tick_seconds = (lru_now_ms() - start) / 1000.0;
-	spool_stats(d);
+	refresh_health(d);
 	return rc;
 }
 
@@ -437,7 +450,18 @@ static int check_mode(const struct daemon *d, const struct config *c, struct lru
 	return 0;
 }
 
-/* SIGHUP: build a new config from the same sources; keep the old one if it is invalid. */
+/* The shipping thread, when there is a store to ship to. */
+static void start_shipper(struct daemon *d)
+{
+	if (d->ship && d->spool && d->cfg.store[0])
+		d->shipper = shipper_start(d->ship, &d->cfg, d->spool);
+}
+
+/*
+ * SIGHUP: build a new config from the same sources; keep the old one if it
+ * is invalid. The shipping thread stops meanwhile (a send in flight is
+ * abandoned, within about a second) and starts again with the new settings.
+ */
 static void reload(struct daemon *d)
 {
 	struct config nc;
@@ -453,6 +477,9 @@ static void reload(struct daemon *d)
 		sd_notify("READY=1");
 		return;
 	}
+	/* the shipping thread reads the config and the spool: stop it while they change */
+	shipper_stop(d->shipper);
+	d->shipper = NULL;
 	config_diff(&d->cfg, &nc, log_change, &changes);
 	if (!changes)
 		log_info("reload: configuration unchanged");
@@ -485,7 +512,7 @@ static void reload(struct daemon *d)
 	d->cfg = nc;
 	d->jitter_ms = host_phase(&d->cfg);
 	d->next_tick = next_tick_after(d, lru_now_ms());
-	d->next_ship = lru_now_ms();
+	start_shipper(d);
 	log_info("reload: done (%d settings changed)", changes);
 	sd_notify("READY=1");
 }
@@ -562,9 +589,9 @@ static int drain(struct daemon *d, int64_t deadline)
 	int64_t next;
 
 	do
-		next = ship_run(d->ship, &d->cfg, d->spool, deadline, &d->stats);
+		next = ship_run(d->ship, &d->cfg, d->spool, deadline);
 	while (next && next <= lru_now_ms() && lru_now_ms() < deadline && !stop_pending());
-	spool_stats(d);
+	refresh_health(d);
 	if (d->stats.spool_records)
 		log_warn("%" PRIu64 " snapshots are still in the spool", d->stats.spool_records);
 	return d->stats.spool_records ? EXIT_FAIL : EXIT_OK;
@@ -576,27 +603,27 @@ static int run_loop(struct daemon *d)
 	uint64_t done = 0, half = d->max_ticks > 100 ? (100 + d->max_ticks) / 2 : 1;
 
 	d->next_tick = lru_now_ms();
+	start_shipper(d);
 	for (;;) {
+		int64_t next_health;
 		int sig;
 
 		if (lru_now_ms() >= d->next_tick) {
 			tick(d);
+			shipper_kick(d->shipper);
 			done++;
 			if (done == 100 || (done == 1 && d->max_ticks < 100))
 				sample_now(&at100);
 			if (done == half)
 				sample_now(&mid);
 			d->next_tick = next_tick_after(d, lru_now_ms());
-			d->next_ship = d->ship ? lru_now_ms() : 0;
+		} else {
+			refresh_health(d);
 		}
-		if (d->ship && d->next_ship && lru_now_ms() >= d->next_ship)
-			d->next_ship = ship_run(d->ship, &d->cfg, d->spool, d->next_tick, &d->stats);
-		spool_stats(d);
-		metrics_set_health(d->metrics, &d->stats);
 		if (d->max_ticks && done >= d->max_ticks)
 			break;
-		sig = wait_signal(d->next_ship && d->next_ship < d->next_tick ? d->next_ship
-									: d->next_tick);
+		next_health = d->shipper ? lru_now_ms() + HEALTH_PERIOD_MS : d->next_tick;
+		sig = wait_signal(next_health < d->next_tick ? next_health : d->next_tick);
 		if (sig == SIGHUP)
 			reload(d);
 		else if (sig == SIGTERM || sig == SIGINT) {
@@ -604,6 +631,8 @@ static int run_loop(struct daemon *d)
 			break;
 		}
 	}
+	shipper_stop(d->shipper);
+	d->shipper = NULL;
 	if (d->max_ticks) {
 		sample_now(&end);
 		printf("ticks=%" PRIu64 " cpu_s=%.3f cpu_ms_per_tick=%.3f rss_kb_first=%ld "

@@ -364,14 +364,14 @@ static const struct health_metric {
 	{ "lrugend_spool_errors_total", "counter", "Snapshots that could not be spooled.",
 	  STAT(spool_errors_total) },
 	{ "lrugend_sent_snapshots_total", "counter", "Snapshots the store acknowledged.",
-	  STAT(sent_snapshots_total) },
+	  STAT(ship.sent_snapshots_total) },
 	{ "lrugend_sent_batches_total", "counter", "Batches the store acknowledged.",
-	  STAT(sent_batches_total) },
+	  STAT(ship.sent_batches_total) },
 	{ "lrugend_store_duplicates_total", "counter",
 	  "Snapshots the store already had (resent after a lost answer).",
-	  STAT(store_duplicates_total) },
+	  STAT(ship.store_duplicates_total) },
 	{ "lrugend_send_errors_total", "counter", "Failed requests to the store.",
-	  STAT(send_errors_total) },
+	  STAT(ship.send_errors_total) },
 	{ "lrugend_reclaim_requested_bytes_total", "counter",
 	  "Bytes asked for by eviction commands (nr_to_reclaim).",
 	  STAT(reclaim_requested_bytes_total) },
@@ -396,8 +396,8 @@ static const struct labelled_metric {
 	{ "lrugend_snapshots_dropped_total", "counter", "Snapshots dropped, by reason.", "reason",
 	  { "spool_full", "spool_age", "rejected", "too_large", "corrupt" },
 	  { STAT(dropped_spool_full_total), STAT(dropped_spool_age_total),
-	    STAT(dropped_rejected_total), STAT(dropped_too_large_total),
-	    STAT(dropped_corrupt_total) } },
+	    STAT(ship.dropped_rejected_total), STAT(ship.dropped_too_large_total),
+	    STAT(ship.dropped_corrupt_total) } },
 	{ "lrugend_reclaim_commands_total", "counter", "Eviction commands, by mode.", "mode",
 	  { "written", "dry_run" },
 	  { STAT(reclaim_commands_total), STAT(reclaim_dry_run_total) } },
@@ -476,9 +476,9 @@ static void render_small(struct render *r)
 	       h->last_tick_seconds);
 	simple(r, "lrugend_last_send_success_timestamp_seconds", "gauge",
 	       "Wall-clock time of the last acknowledged batch (0: never).",
-	       h->last_send_success_ms / 1000.0);
+	       h->ship.last_send_success_ms / 1000.0);
 	simple(r, "lrugend_send_backoff_seconds", "gauge", "Current retry delay (0: healthy).",
-	       h->backoff_ms / 1000.0);
+	       h->ship.backoff_ms / 1000.0);
 	simple(r, "lrugend_cpu_seconds_total", "counter", "User and system CPU time of lrugend.",
 	       cpu_seconds());
 	simple(r, "lrugend_resident_memory_bytes", "gauge", "Resident set size of lrugend.",

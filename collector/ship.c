@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,9 @@
 struct ship {
 	CURL *curl;
 	bool (*should_stop)(void);
+	atomic_bool cancel;		/* ship_cancel(), from any thread */
+	pthread_mutex_t lock;		/* guards st: ship_stats() reads it from another thread */
+	struct ship_stats st;
 	bool store_gzip;		/* the store advertised Accept-Encoding: gzip */
 	bool resp_gzip;			/* ... in the response being read */
 	unsigned failures;		/* consecutive failed attempts */
@@ -54,6 +59,7 @@ enum outcome {
 	RESEND,		/* try the same batch again now (plain instead of gzip) */
 	DROP_ONE,	/* a single snapshot that can never succeed */
 	RETRY,		/* back off, then retry */
+	ABANDON,	/* stopping: aborted in flight, stays spooled */
 };
 
 struct ship *ship_new(bool (*should_stop)(void))
@@ -68,6 +74,8 @@ struct ship *ship_new(bool (*should_stop)(void))
 		return NULL;
 	}
 	s->should_stop = should_stop;
+	atomic_init(&s->cancel, false);
+	pthread_mutex_init(&s->lock, NULL);
 	s->rng = (uint64_t)lru_now_ms() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
 	return s;
 }
@@ -78,7 +86,25 @@ void ship_free(struct ship *s)
 		return;
 	curl_easy_cleanup(s->curl);
 	memset(s->token, 0, sizeof(s->token));
+	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+void ship_cancel(struct ship *s, bool on)
+{
+	atomic_store(&s->cancel, on);
+}
+
+void ship_stats(struct ship *s, struct ship_stats *out)
+{
+	pthread_mutex_lock(&s->lock);
+	*out = s->st;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool stopping(struct ship *s)
+{
+	return atomic_load(&s->cancel) || (s->should_stop && s->should_stop());
 }
 
 void ship_reset(struct ship *s)
@@ -137,10 +163,12 @@ static void load_token(struct ship *s, const char *file)
 /*
  * Read up to the batch limits from the head of the spool. A record failing
  * its checksum at the head is dropped (counted, logged); later ones end the
- * batch. Returns -1 on an I/O error.
+ * batch, and so does one that an append dropped for the spool's bounds
+ * meanwhile (at the head: start again from the new head). Returns -1 on an
+ * I/O error.
  */
 static int build_batch(struct ship *s, const struct config *cfg, struct lru_spool *sp,
-		       struct batch *b, struct stats *st)
+		       struct batch *b)
 {
 	size_t max_n = s->max_records ? s->max_records : (size_t)cfg->batch_max_snapshots;
 	uint64_t max_bytes = s->max_bytes ? s->max_bytes : cfg->batch_max_bytes;
@@ -170,12 +198,18 @@ static int build_batch(struct ship *s, const struct config *cfg, struct lru_spoo
 		rc = lru_spool_read(sp, &rec, b->body + b->len, &err);
 		if (rc == LRU_EPROTO && !b->n) {
 			log_error("dropping snapshot seq %" PRIu64 " from the spool: %s", rec.seq, err.msg);
-			st->dropped_corrupt_total++;
+			pthread_mutex_lock(&s->lock);
+			s->st.dropped_corrupt_total++;
+			pthread_mutex_unlock(&s->lock);
 			lru_spool_consume(sp, &rec.next, NULL);
 			pos = rec.next;
 			continue;
 		}
-		if (rc == LRU_EPROTO)
+		if (rc == LRU_ENOENT && !b->n) {
+			lru_spool_head(sp, &pos);
+			continue;
+		}
+		if (rc == LRU_EPROTO || rc == LRU_ENOENT)
 			break;
 		if (rc) {
 			log_error("cannot read the spool: %s", err.msg);
@@ -228,7 +262,7 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 	struct ship *s = arg;
 
 	(void)dt, (void)dn, (void)ut, (void)un;
-	return s->should_stop && s->should_stop();
+	return stopping(s);
 }
 
 /* gzip len bytes of in; NULL on failure. The caller frees the result. */
@@ -344,7 +378,7 @@ static void failed(struct ship *s, enum log_level lv, const char *fmt, ...)
 }
 
 /* A 2xx: check the store's count against what was sent. */
-static void acknowledged(struct ship *s, const struct batch *b, struct stats *st)
+static void acknowledged(struct ship *s, const struct batch *b)
 {
 	json_t *doc = json_loadb(s->resp, s->resp_len, 0, NULL);
 	json_int_t acc = -1, dup = 0;
@@ -361,23 +395,24 @@ static void acknowledged(struct ship *s, const struct batch *b, struct stats *st
 	if (acc < 0 || dup < 0 || (size_t)(acc + dup) != b->n)
 		log_warn("store acknowledged %zu snapshots (seq %" PRIu64 "-%" PRIu64
 			 ") with an unexpected answer: %.200s", b->n, b->first_seq, b->last_seq, s->resp);
-	if (dup > 0)
-		st->store_duplicates_total += (uint64_t)dup;
 	log_info("sent %zu snapshots (seq %" PRIu64 "-%" PRIu64 "): %lld accepted, %lld duplicates",
 		 b->n, b->first_seq, b->last_seq, (long long)acc, (long long)dup);
 	if (s->failures)
 		log_info("store reachable again after %u failed attempts", s->failures);
 	s->failures = 0;
 	s->last_error[0] = '\0';
-	st->sent_snapshots_total += b->n;
-	st->sent_batches_total++;
-	st->last_send_success_ms = lru_now_ms();
-	st->backoff_ms = 0;
+	pthread_mutex_lock(&s->lock);
+	if (dup > 0)
+		s->st.store_duplicates_total += (uint64_t)dup;
+	s->st.sent_snapshots_total += b->n;
+	s->st.sent_batches_total++;
+	s->st.last_send_success_ms = lru_now_ms();
+	s->st.backoff_ms = 0;
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* Send one batch and decide what happens to it. */
-static enum outcome send_batch(struct ship *s, const struct config *cfg, const struct batch *b,
-			       struct stats *st)
+static enum outcome send_batch(struct ship *s, const struct config *cfg, const struct batch *b)
 {
 	bool gz = cfg->gzip && s->store_gzip;
 	size_t zlen = 0;
@@ -389,10 +424,17 @@ static enum outcome send_batch(struct ship *s, const struct config *cfg, const s
 	status = post(s, cfg, gz ? z : b->body, gz ? zlen : b->len, gz);
 	free(z);
 	if (status >= 200 && status < 300) {
-		acknowledged(s, b, st);
+		acknowledged(s, b);
 		return SENT;
 	}
-	st->send_errors_total++;
+	if (!status && stopping(s)) {
+		log_info("stopping: abandoned the send of seq %" PRIu64 "-%" PRIu64
+			 " in flight; it stays in the spool", b->first_seq, b->last_seq);
+		return ABANDON;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->st.send_errors_total++;
+	pthread_mutex_unlock(&s->lock);
 	if (!status) {
 		failed(s, LOG_LV_WARN, "cannot send to the store: %s", s->curl_err);
 		return RETRY;
@@ -413,17 +455,19 @@ static enum outcome send_batch(struct ship *s, const struct config *cfg, const s
 			return status == 413 ? SPLIT_SIZE : SPLIT;
 		log_error("the store refused snapshot seq %" PRIu64 " (HTTP %ld%s): dropping it: %.200s",
 			  b->first_seq, status, status == 413 ? ", too large" : "", s->resp);
+		pthread_mutex_lock(&s->lock);
 		if (status == 413)
-			st->dropped_too_large_total++;
+			s->st.dropped_too_large_total++;
 		else
-			st->dropped_rejected_total++;
+			s->st.dropped_rejected_total++;
+		pthread_mutex_unlock(&s->lock);
 		return DROP_ONE;
 	}
 	failed(s, LOG_LV_WARN, "the store answered HTTP %ld: %.200s", status, s->resp);
 	return RETRY;
 }
 
-static int64_t backoff(struct ship *s, const struct config *cfg, struct stats *st)
+static int64_t backoff(struct ship *s, const struct config *cfg)
 {
 	uint64_t d = cfg->backoff_min_ms;
 
@@ -434,14 +478,16 @@ static int64_t backoff(struct ship *s, const struct config *cfg, struct stats *s
 		d = cfg->backoff_max_ms;
 	/* equal jitter: between half and all of the delay */
 	d = d / 2 + next_random(s) % (d / 2 + 1);
-	st->backoff_ms = d;
+	pthread_mutex_lock(&s->lock);
+	s->st.backoff_ms = d;
+	pthread_mutex_unlock(&s->lock);
 	s->retry_at = lru_now_ms() + (int64_t)d;
 	log_debug("next attempt in %" PRIu64 " ms (attempt %u)", d, s->failures + 1);
 	return s->retry_at;
 }
 
 int64_t ship_run(struct ship *s, const struct config *cfg, struct lru_spool *sp,
-		 int64_t deadline_ms, struct stats *st)
+		 int64_t deadline_ms)
 {
 	int64_t now = lru_now_ms();
 
@@ -457,14 +503,14 @@ int64_t ship_run(struct ship *s, const struct config *cfg, struct lru_spool *sp,
 
 		/* one batch at least, however late: interval 0 still ships */
 		now = lru_now_ms();
-		if ((s->should_stop && s->should_stop()) || (!first && now >= deadline_ms))
+		if (stopping(s) || (!first && now >= deadline_ms))
 			return now;
-		rc = build_batch(s, cfg, sp, &b, st);
+		rc = build_batch(s, cfg, sp, &b);
 		if (rc || !b.n) {
 			free(b.body);
-			return rc ? backoff(s, cfg, st) : 0;
+			return rc ? backoff(s, cfg) : 0;
 		}
-		out = send_batch(s, cfg, &b, st);
+		out = send_batch(s, cfg, &b);
 		free(b.body);
 		switch (out) {
 		case SENT:
@@ -485,7 +531,9 @@ int64_t ship_run(struct ship *s, const struct config *cfg, struct lru_spool *sp,
 			lru_spool_consume(sp, &b.first_end, NULL);
 			break;
 		case RETRY:
-			return backoff(s, cfg, st);
+			return backoff(s, cfg);
+		case ABANDON:
+			return lru_now_ms();
 		}
 	}
 }

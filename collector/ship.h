@@ -28,6 +28,10 @@
  * Batches hold at most batch_max_snapshots and batch_max_bytes (one larger
  * snapshot goes alone); nothing else is queued in memory: the spool is the
  * queue.
+ *
+ * Threads: a ship is used by one thread at a time (lrugend's shipping
+ * thread, or the main one for --once and --drain); ship_cancel() and
+ * ship_stats() may be called from any other.
  */
 #ifndef SHIP_H
 #define SHIP_H
@@ -41,19 +45,31 @@
 
 struct ship;
 
-/* should_stop() is polled during transfers: true aborts them (shutdown). */
+/*
+ * should_stop() is polled during transfers (about once a second while
+ * nothing moves, libcurl's progress callback): true aborts them (shutdown).
+ */
 struct ship *ship_new(bool (*should_stop)(void));
 void ship_free(struct ship *s);
 
 /*
+ * While on, a transfer in flight is aborted within about a second, as with
+ * should_stop(), and ship_run() returns at once; its snapshots stay spooled.
+ */
+void ship_cancel(struct ship *s, bool on);
+
+/*
  * Send spooled snapshots, oldest first, until the spool is empty, a send
- * fails, should_stop() says so, or the wall clock passes deadline_ms after
- * the first batch (so that a long backlog does not delay ticks). Returns the wall-clock time of
- * the next attempt: 0 when the spool is empty, now when the deadline cut it
+ * fails, should_stop() or ship_cancel() says so, or the wall clock passes
+ * deadline_ms after the first batch. Returns the wall-clock time of the next
+ * attempt: 0 when the spool is empty, now when the deadline or a stop cut it
  * short, later when backing off.
  */
 int64_t ship_run(struct ship *s, const struct config *cfg, struct lru_spool *sp,
-		 int64_t deadline_ms, struct stats *st);
+		 int64_t deadline_ms);
+
+/* Copy the shipping counters (consistent with each other). */
+void ship_stats(struct ship *s, struct ship_stats *out);
 
 /* Forget learned limits and the backoff (after a reconfiguration). */
 void ship_reset(struct ship *s);

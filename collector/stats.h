@@ -1,9 +1,12 @@
 /*
  * stats.h - lrugend's own counters, exported on /metrics.
  *
- * One struct, owned by the main loop and updated by every module; the
- * metrics endpoint gets copies (metrics_set_health), never the original.
- * "_total" fields are cumulative since start; the others are gauges.
+ * One struct, owned by the main loop and updated by the modules it runs;
+ * the metrics endpoint gets copies (metrics_set_health), never the original.
+ * The shipping counters (struct ship_stats) belong to the ship module,
+ * which runs on the shipping thread: the main loop copies them in with
+ * ship_stats(). "_total" fields are cumulative since start; the others are
+ * gauges.
  */
 #ifndef STATS_H
 #define STATS_H
@@ -11,6 +14,17 @@
 #include <stdint.h>
 
 #include "lru_select.h"
+
+struct ship_stats {
+	uint64_t sent_snapshots_total, sent_batches_total, store_duplicates_total;
+	uint64_t send_errors_total;
+	int64_t last_send_success_ms;		/* 0 = never */
+	uint64_t backoff_ms;			/* current retry delay, 0 when healthy */
+	/* snapshots dropped, by reason */
+	uint64_t dropped_rejected_total;	/* 400/415 for a single snapshot */
+	uint64_t dropped_too_large_total;	/* 413 for a single snapshot */
+	uint64_t dropped_corrupt_total;		/* failed its checksum in the spool */
+};
 
 struct stats {
 	/* ticks and snapshots */
@@ -27,16 +41,10 @@ struct stats {
 	/* spool */
 	uint64_t spool_records, spool_bytes;
 	uint64_t spool_errors_total;
-	/* snapshots dropped, by reason */
+	/* snapshots dropped by the spool's bounds */
 	uint64_t dropped_spool_full_total, dropped_spool_age_total;
-	uint64_t dropped_rejected_total;	/* 400/415 for a single snapshot */
-	uint64_t dropped_too_large_total;	/* 413 for a single snapshot */
-	uint64_t dropped_corrupt_total;		/* failed its checksum in the spool */
-	/* shipping */
-	uint64_t sent_snapshots_total, sent_batches_total, store_duplicates_total;
-	uint64_t send_errors_total;
-	int64_t last_send_success_ms;		/* 0 = never */
-	uint64_t backoff_ms;			/* current retry delay, 0 when healthy */
+	/* shipping, copied from the ship module */
+	struct ship_stats ship;
 	/* proactive reclaim */
 	uint64_t reclaim_commands_total, reclaim_requested_bytes_total;
 	uint64_t reclaim_paused_total;		/* ticks skipped for PSI */

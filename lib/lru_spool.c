@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct seg {
 };
 
 struct lru_spool {
+	pthread_mutex_t lock;	/* every public call holds it (see the header) */
 	char *dir;
 	int dirfd, lockfd;
 	struct seg *segs;	/* ascending ids; the last one takes appends */
@@ -511,6 +513,7 @@ enum lru_err lru_spool_open(const char *dir, const struct lru_spool_opts *opts,
 		free(sp);
 		return lru_fail(err, LRU_ENOMEM, "out of memory opening a spool");
 	}
+	pthread_mutex_init(&sp->lock, NULL);
 	sp->dirfd = sp->lockfd = sp->tail_fd = sp->rd_fd = -1;
 	if (opts)
 		sp->opts = *opts;
@@ -558,13 +561,16 @@ void lru_spool_close(struct lru_spool *sp)
 		close(sp->dirfd);
 	free(sp->segs);
 	free(sp->dir);
+	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 }
 
 void lru_spool_set_limits(struct lru_spool *sp, uint64_t max_bytes, uint64_t max_age_ms)
 {
+	pthread_mutex_lock(&sp->lock);
 	sp->opts.max_bytes = max_bytes;
 	sp->opts.max_age_ms = max_age_ms;
+	pthread_mutex_unlock(&sp->lock);
 }
 
 /* ---- sequence numbers ------------------------------------------------------ */
@@ -574,19 +580,22 @@ enum lru_err lru_spool_take_seq(struct lru_spool *sp, uint64_t *seq, struct lru_
 	char text[32];
 	enum lru_err rc;
 
+	pthread_mutex_lock(&sp->lock);
 	snprintf(text, sizeof(text), "%" PRIu64 "\n", sp->next_seq + 1);
 	rc = write_small(sp, "seq", text, err);
-	if (rc)
-		return rc;
-	*seq = sp->next_seq++;
-	return LRU_OK;
+	if (!rc)
+		*seq = sp->next_seq++;
+	pthread_mutex_unlock(&sp->lock);
+	return rc;
 }
 
 /* ---- reading and consuming ------------------------------------------------ */
 
-void lru_spool_head(const struct lru_spool *sp, struct lru_spool_pos *pos)
+void lru_spool_head(struct lru_spool *sp, struct lru_spool_pos *pos)
 {
+	pthread_mutex_lock(&sp->lock);
 	*pos = sp->head;
+	pthread_mutex_unlock(&sp->lock);
 }
 
 /* Move pos past the ends of non-tail segments; false at the end of the spool. */
@@ -657,8 +666,9 @@ static void recount(struct lru_spool *sp)
 	}
 }
 
-enum lru_err lru_spool_peek(struct lru_spool *sp, const struct lru_spool_pos *pos,
-			    struct lru_spool_rec *rec, struct lru_error *err)
+/* lru_spool_peek() with the lock held. */
+static enum lru_err peek(struct lru_spool *sp, const struct lru_spool_pos *pos,
+			 struct lru_spool_rec *rec, struct lru_error *err)
 {
 	struct lru_spool_pos p = *pos;
 
@@ -673,12 +683,29 @@ enum lru_err lru_spool_peek(struct lru_spool *sp, const struct lru_spool_pos *po
 	return lru_fail(err, LRU_ENOENT, "end of spool");
 }
 
-enum lru_err lru_spool_read(struct lru_spool *sp, const struct lru_spool_rec *rec, void *buf,
-			    struct lru_error *err)
+enum lru_err lru_spool_peek(struct lru_spool *sp, const struct lru_spool_pos *pos,
+			    struct lru_spool_rec *rec, struct lru_error *err)
+{
+	enum lru_err rc;
+
+	pthread_mutex_lock(&sp->lock);
+	rc = peek(sp, pos, rec, err);
+	pthread_mutex_unlock(&sp->lock);
+	return rc;
+}
+
+/* lru_spool_read() with the lock held. */
+static enum lru_err read_rec(struct lru_spool *sp, const struct lru_spool_rec *rec, void *buf,
+			     struct lru_error *err)
 {
 	uint8_t hdr[LRU_SPOOL_HEADER];
-	int fd = read_fd(sp, rec->pos.seg, err);
+	int fd;
 
+	/* dropped for the bounds (by an append) since it was peeked */
+	if (pos_cmp(&rec->pos, &sp->head) < 0)
+		return lru_fail(err, LRU_ENOENT, "spool '%s': record seq %" PRIu64
+				" was dropped meanwhile", sp->dir, rec->seq);
+	fd = read_fd(sp, rec->pos.seg, err);
 	if (fd < 0)
 		return LRU_EIO;
 	if (pread_full(fd, buf, rec->len, rec->pos.off + LRU_SPOOL_HEADER) != (ssize_t)rec->len)
@@ -692,6 +719,17 @@ enum lru_err lru_spool_read(struct lru_spool *sp, const struct lru_spool_rec *re
 				"spool '%s': record seq %" PRIu64 " fails its checksum", sp->dir,
 				rec->seq);
 	return LRU_OK;
+}
+
+enum lru_err lru_spool_read(struct lru_spool *sp, const struct lru_spool_rec *rec, void *buf,
+			    struct lru_error *err)
+{
+	enum lru_err rc;
+
+	pthread_mutex_lock(&sp->lock);
+	rc = read_rec(sp, rec, buf, err);
+	pthread_mutex_unlock(&sp->lock);
+	return rc;
 }
 
 /* Delete the segments wholly before the head. */
@@ -712,7 +750,7 @@ static void drop_segments(struct lru_spool *sp)
 /* Advance the head by one record; false at the end. */
 static bool pop_head(struct lru_spool *sp, struct lru_spool_rec *rec)
 {
-	if (lru_spool_peek(sp, &sp->head, rec, NULL))
+	if (peek(sp, &sp->head, rec, NULL))
 		return false;
 	sp->head = rec->next;
 	sp->st.records--;
@@ -745,12 +783,16 @@ enum lru_err lru_spool_consume(struct lru_spool *sp, const struct lru_spool_pos 
 			       struct lru_error *err)
 {
 	struct lru_spool_rec rec;
+	enum lru_err rc;
 
+	pthread_mutex_lock(&sp->lock);
 	while (pos_cmp(&sp->head, upto) < 0 && pop_head(sp, &rec))
 		;
 	shed_dead_tail(sp);
 	drop_segments(sp);
-	return write_head(sp, err);
+	rc = write_head(sp, err);
+	pthread_mutex_unlock(&sp->lock);
+	return rc;
 }
 
 /* ---- appending ----------------------------------------------------------------- */
@@ -766,7 +808,7 @@ static enum lru_err enforce_limits(struct lru_spool *sp, uint64_t need, struct l
 		uint64_t n = 0, bytes = 0, first = 0, last = 0;
 
 		for (;;) {
-			if (lru_spool_peek(sp, &sp->head, &rec, NULL))
+			if (peek(sp, &sp->head, &rec, NULL))
 				break;
 			if (pass == 0 ? rec.time_ms >= oldest_ok
 				      : !sp->opts.max_bytes || sp->st.bytes + need <= sp->opts.max_bytes)
@@ -812,8 +854,9 @@ static uint64_t segment_limit(const struct lru_spool *sp)
 	return lim < SEG_MIN && !sp->opts.segment_bytes ? SEG_MIN : lim;
 }
 
-enum lru_err lru_spool_append(struct lru_spool *sp, uint64_t seq, int64_t time_ms,
-			      const void *data, size_t len, struct lru_error *err)
+/* lru_spool_append() with the lock held. */
+static enum lru_err append(struct lru_spool *sp, uint64_t seq, int64_t time_ms, const void *data,
+			   size_t len, struct lru_error *err)
 {
 	uint8_t hdr[LRU_SPOOL_HEADER];
 	uint64_t need = LRU_SPOOL_HEADER + (uint64_t)len;
@@ -861,9 +904,22 @@ enum lru_err lru_spool_append(struct lru_spool *sp, uint64_t seq, int64_t time_m
 	return LRU_OK;
 }
 
-void lru_spool_stats(const struct lru_spool *sp, struct lru_spool_stats *st)
+enum lru_err lru_spool_append(struct lru_spool *sp, uint64_t seq, int64_t time_ms,
+			      const void *data, size_t len, struct lru_error *err)
 {
+	enum lru_err rc;
+
+	pthread_mutex_lock(&sp->lock);
+	rc = append(sp, seq, time_ms, data, len, err);
+	pthread_mutex_unlock(&sp->lock);
+	return rc;
+}
+
+void lru_spool_stats(struct lru_spool *sp, struct lru_spool_stats *st)
+{
+	pthread_mutex_lock(&sp->lock);
 	*st = sp->st;
 	st->segments = sp->nsegs;
 	st->next_seq = sp->next_seq;
+	pthread_mutex_unlock(&sp->lock);
 }

@@ -51,6 +51,16 @@
  *
  * The library never prints: what a person should hear about (drops, torn
  * records) goes to opts->note.
+ *
+ * Threads: every call but open and close takes the spool's mutex, held for
+ * that call's disk I/O only (an fdatasync at most, never longer), so one
+ * thread may take sequence numbers and append while another reads from the
+ * head and consumes (lrugend's shipping thread). opts->note is called with
+ * the mutex held: it must not call the spool. A record peeked by one thread
+ * may be dropped for the bounds by another's append before it is read:
+ * lru_spool_read() then says LRU_ENOENT, and lru_spool_consume() of a
+ * position the head has already passed does nothing, so a record is never
+ * removed twice.
  */
 #ifndef LRU_SPOOL_H
 #define LRU_SPOOL_H
@@ -134,7 +144,7 @@ enum lru_err lru_spool_append(struct lru_spool *sp, uint64_t seq, int64_t time_m
 			      const void *data, size_t len, struct lru_error *err);
 
 /* The position of the oldest live record (the head). */
-void lru_spool_head(const struct lru_spool *sp, struct lru_spool_pos *pos);
+void lru_spool_head(struct lru_spool *sp, struct lru_spool_pos *pos);
 
 /*
  * Read the header of the record at pos (a position from lru_spool_head or a
@@ -146,7 +156,9 @@ enum lru_err lru_spool_peek(struct lru_spool *sp, const struct lru_spool_pos *po
 /*
  * Read rec's payload (rec->len bytes) into buf and check its checksum:
  * LRU_EPROTO when the bytes on disk changed since the spool was opened (the
- * caller drops the record with lru_spool_consume).
+ * caller drops the record with lru_spool_consume); LRU_ENOENT when an append
+ * dropped it for the bounds since it was peeked (the caller starts again
+ * from the head).
  */
 enum lru_err lru_spool_read(struct lru_spool *sp, const struct lru_spool_rec *rec, void *buf,
 			    struct lru_error *err);
@@ -159,6 +171,6 @@ enum lru_err lru_spool_read(struct lru_spool *sp, const struct lru_spool_rec *re
 enum lru_err lru_spool_consume(struct lru_spool *sp, const struct lru_spool_pos *upto,
 			       struct lru_error *err);
 
-void lru_spool_stats(const struct lru_spool *sp, struct lru_spool_stats *st);
+void lru_spool_stats(struct lru_spool *sp, struct lru_spool_stats *st);
 
 #endif

@@ -11,6 +11,7 @@
 #   stop_lrugend                    SIGTERM; returns its exit status
 #   taken_seqs LOG...               the seqs lrugend logged as taken, sorted
 #   stored_seqs DB                  the seqs the teststore committed, sorted
+#   all_stored DB LOG               everything LOG says was taken is in DB
 #   check_exactly_once NAME DB LOG...
 #                                   every seq taken is stored exactly once
 LRUGEND=$LRUGEN_BUILD/lrugend
@@ -106,6 +107,12 @@ has_taken() {
 	local n=$1
 	shift
 	[ "$(taken_seqs "$@" | wc -l)" -ge "$n" ]
+}
+
+all_stored() {
+	local n
+	n=$(taken_seqs "$2" | wc -l)
+	[ "$n" -gt 0 ] && has_stored "$1" "$n"
 }
 
 check_exactly_once() {

@@ -32,6 +32,11 @@ wait_for "metrics listening" 20 grep -q "metrics: serving" "$tmp/m.log"
 mport=$(metrics_port "$tmp/m.log")
 wait_for "a tick" 20 has_taken 1 "$tmp/m.log"
 wait_for "scrape works" 20 scrape "$mport"
+# the shipping thread's counters reach /metrics within a second of the send
+send_failed() {
+	[ "$(series lrugend_send_errors_total "$(scrape "$mport")")" = 1 ]
+}
+wait_for "the failed send is on /metrics" 5 send_failed
 m=$(scrape "$mport")
 
 if [ -n "$PROMTOOL" ]; then

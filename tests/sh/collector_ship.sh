@@ -25,12 +25,6 @@ drain() {
 stored_count() {
 	wc -l <"$1" 2>/dev/null || echo 0
 }
-# all_stored DB LOG: everything taken so far is in the store
-all_stored() {
-	local n
-	n=$(taken_seqs "$2" | wc -l)
-	[ "$n" -gt 0 ] && has_stored "$1" "$n"
-}
 # a port nothing listens on (a store started and stopped)
 free_port() {
 	start_store probe >/dev/null

@@ -17,6 +17,9 @@
  *	--delay-ms MS --delay-count N
  *				commit, then wait MS before answering the first N
  *				POSTs (-1: all): a slow store, or a lost answer
+ *	--hang-count N		hold the first N POSTs (-1: all) with neither an
+ *				answer nor a commit until the store stops (then
+ *				close them): a store that hangs
  *	--max-body BYTES	413 for larger (decompressed) bodies
  *	--reject-seq N		400 for batches holding seq N
  *	--dump FILE		append each stored snapshot as one JSON line
@@ -32,6 +35,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +53,7 @@ struct opts {
 	const char *addr, *port_file, *db, *dump, *token;
 	unsigned port;
 	bool gzip;
-	long fail_status, fail_count, delay_ms, delay_count;
+	long fail_status, fail_count, delay_ms, delay_count, hang_count;
 	size_t max_body;
 	long long reject_seq;
 };
@@ -65,6 +69,7 @@ static struct keyset seen;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *db, *dump;
 static long posts, accepted_total, duplicates_total, gzip_posts, failed_posts;
+static atomic_bool stopping;
 
 struct upload {
 	char *buf;
@@ -292,6 +297,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	pthread_mutex_lock(&lock);
 	nr = ++posts;
 	pthread_mutex_unlock(&lock);
+	if (o.hang_count && nth(o.hang_count, nr)) {
+		struct timespec ts = { 0, 20 * 1000000 };
+
+		fprintf(stderr, "teststore: POST #%ld held, no answer\n", nr);
+		while (!atomic_load(&stopping))
+			nanosleep(&ts, NULL);
+		return MHD_NO;
+	}
 	auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	enc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding");
 	ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
@@ -392,6 +405,7 @@ int main(int argc, char **argv)
 		{ "fail-count", required_argument, NULL, 'n' },
 		{ "delay-ms", required_argument, NULL, 'w' },
 		{ "delay-count", required_argument, NULL, 'W' },
+		{ "hang-count", required_argument, NULL, 'H' },
 		{ "max-body", required_argument, NULL, 'm' },
 		{ "reject-seq", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
@@ -415,6 +429,7 @@ int main(int argc, char **argv)
 		case 'n': o.fail_count = num("--fail-count", optarg); break;
 		case 'w': o.delay_ms = num("--delay-ms", optarg); break;
 		case 'W': o.delay_count = num("--delay-count", optarg); break;
+		case 'H': o.hang_count = num("--hang-count", optarg); break;
 		case 'm': o.max_body = (size_t)num("--max-body", optarg); break;
 		case 'r': o.reject_seq = num("--reject-seq", optarg); break;
 		default:
@@ -469,6 +484,7 @@ int main(int argc, char **argv)
 	}
 	while (sigwait(&set, &sig))
 		;
+	atomic_store(&stopping, true);
 	MHD_stop_daemon(d);
 	fprintf(stderr, "teststore: posts=%ld accepted=%ld duplicates=%ld gzip=%ld failed=%ld\n",
 		posts, accepted_total, duplicates_total, gzip_posts, failed_posts);

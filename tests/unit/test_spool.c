@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +518,140 @@ static void test_unwritable_dir(void **state)
 	assert_non_null(strstr(err.msg, "cannot create directory"));
 }
 
+/*
+ * A record peeked, then dropped for max_bytes by an append before it is read
+ * (the shipping thread meets the appending one): the read says LRU_ENOENT, and
+ * consuming up to it changes nothing, since the head already passed it.
+ */
+static void test_dropped_between_peek_and_read(void **state)
+{
+	struct fx *f = *state;
+	struct lru_spool *sp;
+	struct lru_spool_stats st;
+	struct lru_spool_pos pos;
+	struct lru_spool_rec rec;
+	uint64_t seqs[8];
+	char buf[128];
+
+	f->opts.max_bytes = 3 * (LRU_SPOOL_HEADER + 100);
+	sp = open_ok(f);
+	for (uint64_t s = 1; s <= 3; s++)
+		append(sp, s, 1, 100);
+	lru_spool_head(sp, &pos);
+	assert_int_equal(lru_spool_peek(sp, &pos, &rec, NULL), LRU_OK);
+	assert_int_equal(rec.seq, 1);
+	append(sp, 4, 1, 100);
+	append(sp, 5, 1, 100);
+	assert_int_equal(lru_spool_read(sp, &rec, buf, NULL), LRU_ENOENT);
+	assert_int_equal(lru_spool_consume(sp, &rec.next, NULL), LRU_OK);
+	lru_spool_stats(sp, &st);
+	assert_int_equal(st.records, 3);
+	assert_int_equal(st.dropped_full, 2);
+	assert_int_equal(read_all(sp, seqs, 8), 3);
+	assert_int_equal(seqs[0], 3);
+	lru_spool_close(sp);
+}
+
+#define THREAD_RECORDS 300
+
+struct appender {
+	struct lru_spool *sp;
+	int failed;		/* read after the join */
+};
+
+/* Append THREAD_RECORDS records of varying size, as lrugend's ticks do. */
+static void *append_thread(void *arg)
+{
+	struct appender *a = arg;
+	char buf[600];
+
+	for (uint64_t s = 1; s <= THREAD_RECORDS; s++) {
+		size_t len = 50 + (size_t)(s * 37 % 500);
+
+		payload(s, buf, len);
+		if (lru_spool_append(a->sp, s, 1, buf, len, NULL))
+			a->failed++;
+	}
+	return NULL;
+}
+
+/*
+ * One thread appends while this one ships as lrugend's shipping thread does:
+ * batches read from the head, then consumed. Without bounds every record is
+ * read exactly once and in order; with max_bytes the appender drops records
+ * the reader may be holding, and still none is read twice and the spool ends
+ * empty and consistent.
+ */
+static void run_two_threads(struct fx *f, uint64_t max_bytes)
+{
+	static uint64_t got[THREAD_RECORDS * 2];
+	struct appender a = { 0 };
+	struct lru_spool_stats st;
+	pthread_t t;
+	size_t n = 0;
+	bool done = false;
+
+	f->opts.max_bytes = max_bytes;
+	f->opts.segment_bytes = 4096;
+	a.sp = open_ok(f);
+	assert_int_equal(pthread_create(&t, NULL, append_thread, &a), 0);
+	while (!done) {
+		struct lru_spool_pos pos, end;
+		struct lru_spool_rec rec;
+		size_t batch = 0;
+		char buf[600], want[600];
+
+		done = n && got[n - 1] == THREAD_RECORDS;
+		lru_spool_head(a.sp, &pos);
+		end = pos;
+		while (batch < 7 && !lru_spool_peek(a.sp, &pos, &rec, NULL)) {
+			enum lru_err rc = lru_spool_read(a.sp, &rec, buf, NULL);
+
+			if (rc == LRU_ENOENT)
+				break;
+			assert_int_equal(rc, LRU_OK);
+			payload(rec.seq, want, rec.len);
+			assert_memory_equal(buf, want, rec.len);
+			assert_true(n < THREAD_RECORDS * 2);
+			got[n++] = rec.seq;
+			batch++;
+			pos = end = rec.next;
+		}
+		assert_int_equal(lru_spool_consume(a.sp, &end, NULL), LRU_OK);
+		if (!batch && !done)
+			usleep(100);
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(a.failed, 0);
+	for (size_t i = 1; i < n; i++)
+		if (got[i] <= got[i - 1])
+			fail_msg("read seq %" PRIu64 " after %" PRIu64, got[i], got[i - 1]);
+	lru_spool_stats(a.sp, &st);
+	assert_int_equal(st.records, 0);
+	assert_int_equal(st.bytes, 0);
+	if (!max_bytes)
+		assert_int_equal(n, THREAD_RECORDS);
+	else
+		assert_true(n + st.dropped_full >= THREAD_RECORDS);
+	lru_spool_close(a.sp);
+	/* what is on disk agrees: nothing left after a reopen */
+	a.sp = open_ok(f);
+	lru_spool_stats(a.sp, &st);
+	assert_int_equal(st.records, 0);
+	assert_int_equal(st.torn, 0);
+	lru_spool_close(a.sp);
+}
+
+static void test_two_threads(void **state)
+{
+	run_two_threads(*state, 0);
+}
+
+static void test_two_threads_bounded(void **state)
+{
+	run_two_threads(*state, 3 * (LRU_SPOOL_HEADER + 550));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +667,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dead_tail_shed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_head_and_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dropped_between_peek_and_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_threads_bounded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
