@@ -105,8 +105,8 @@ $(O)/tests/tools/%: $(O)/tests/tools/%.o $(LIBA)
 tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 
 # make check: unit and shell tests under ASan and UBSan in their own build
-# directory (while the patched kernel builds in the background, the first
-# time), then (when QEMU is installed and LRUGEN_VM is not 0) the
+# directory (while the patched kernel builds in the background at the
+# lowest priority, the first time, so that the tests' clocks hold), then (when QEMU is installed and LRUGEN_VM is not 0) the
 # real-kernel scenarios of tests/vm with the plain build on VM_KERNEL (all:
 # Debian's 6.1, 6.12 and 7.3, and lrugen's patched 7.3 kernel, built first
 # when the cache lacks it), and the fleet demo; one summary line.
@@ -120,7 +120,7 @@ check: all $(O)/tests/tools/pbdump
 		[ ! -f "$$(kernel/build --print-dir)/stamp" ]; then \
 		echo "make check: building the patched kernel meanwhile (log: $(O)/kernel-build.log);" \
 			"its scenarios wait for it"; \
-		(kernel/build >$(O)/kernel-build.log 2>&1 || \
+		(nice -n 19 kernel/build >$(O)/kernel-build.log 2>&1 || \
 			echo "make check: the patched kernel did not build (see $(O)/kernel-build.log)") & fi
 	$(Q)$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
 		CFLAGS='-O1 -g' LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(abspath $(O)) run-tests

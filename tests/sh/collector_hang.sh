@@ -10,9 +10,13 @@ tmp=$(mktemp -d)
 trap cleanup_procs EXIT
 "$GENROOT" --memcgs 6 --nodes 2 "$tmp/root" >/dev/null
 
+# The send hangs 30 s: a tick that waited for it would leave a 30 s gap. The
+# bounds are far below that and far above 1 s, so that a loaded machine (CI
+# builds a kernel meanwhile, under the sanitizer build) does not fail them.
 TICKS=8		# ticks to see while the send hangs, at 1 s each
-SLACK=4		# seconds on top (sanitizer build, 2 shared cores)
-GAP_MAX_MS=2000	# largest time between two ticks (the interval is 1000 ms)
+SLACK=12	# seconds on top
+GAP_MAX_MS=8000	# largest time between two ticks (the interval is 1000 ms)
+FRESH_MS=8000	# the /metrics model is at most this old
 HUNG=(--root "$tmp/root" --interval 1s --no-jitter --timeout 30s --connect-timeout 5s
 	--backoff-min 100ms --backoff-max 400ms --listen 127.0.0.1:0 --log-level debug)
 
@@ -35,7 +39,7 @@ metric() {
 	awk -v n="$1" '$1 == n { print $2 }' "$2"
 }
 scrape() {
-	curl -sf --max-time 1 -o "$1" "http://127.0.0.1:$mport/metrics"
+	curl -sf --max-time 5 -o "$1" "http://127.0.0.1:$mport/metrics"
 }
 held() {
 	grep -c "POST #[0-9]* held" "$1" 2>/dev/null
@@ -59,7 +63,7 @@ t1=$(now_ms)
 check "hang: those $TICKS ticks took at most $((TICKS + SLACK)) s (took $((t1 - t0)) ms)" true \
 	"$([ $((t1 - t0)) -le $(((TICKS + SLACK) * 1000)) ] && echo true)"
 ts=$(now_ms)
-check_rc "hang: /metrics answers within 1 s" 0 scrape "$tmp/hang.prom"
+check_rc "hang: /metrics answers within 5 s" 0 scrape "$tmp/hang.prom"
 check "hang: the send is still in flight (one POST, held)" "1 1" \
 	"$(grep -c 'POST #' "$tmp/hang.store.log") $(held "$tmp/hang.store.log")"
 check "hang: lrugend is still waiting for it" 0 \
@@ -69,8 +73,8 @@ check "hang: /metrics counts the ticks (lrugend_ticks_total >= $((n0 + TICKS)))"
 	"$([ "${ticks:-0}" -ge $((n0 + TICKS)) ] && echo true)"
 age=$(awk -v t="$(metric lrugen_snapshot_timestamp_seconds "$tmp/hang.prom")" -v now="$ts" \
 	'BEGIN { printf "%d", t ? now - t * 1000 : 999999 }')
-check "hang: the /metrics model is the last tick's (its snapshot $age ms old, at most 2000)" true \
-	"$([ "$age" -le 2000 ] && echo true)"
+check "hang: the /metrics model is the last tick's (its snapshot $age ms old, at most $FRESH_MS)" true \
+	"$([ "$age" -le "$FRESH_MS" ] && echo true)"
 spooled=$(metric lrugend_spool_records "$tmp/hang.prom")
 check "hang: /metrics counts the spooled snapshots (lrugend_spool_records >= $TICKS)" true \
 	"$([ "${spooled:-0}" -ge "$TICKS" ] && echo true)"
@@ -109,8 +113,8 @@ rc=$?
 t1=$(now_ms)
 LRUGEND_PID=
 check "term: exit 0 on SIGTERM" 0 "$rc"
-check "term: exit within 3 s of SIGTERM during a hung send (took $((t1 - t0)) ms)" true \
-	"$([ $((t1 - t0)) -le 3000 ] && echo true)"
+check "term: exit within 10 s of SIGTERM during a hung send of 30 s (took $((t1 - t0)) ms)" true \
+	"$([ $((t1 - t0)) -le 10000 ] && echo true)"
 check_grep "term: the send in flight is abandoned, not lost" \
 	"stopping: abandoned the send of seq [0-9]+-[0-9]+ in flight; it stays in the spool" \
 	"$(cat "$tmp/term.log")"
