@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lru_esc.h"
+
 static enum log_level min_level = LOG_LV_INFO;
 static bool journal;
 
@@ -51,7 +53,7 @@ const char *log_level_name(enum log_level lv)
 
 void log_msg(enum log_level lv, const char *fmt, ...)
 {
-	char line[2048];
+	char line[2048], msg[2048];
 	size_t n = 0;
 	va_list ap;
 	int r;
@@ -71,14 +73,12 @@ void log_msg(enum log_level lv, const char *fmt, ...)
 	}
 	n += r > 0 ? (size_t)r : 0;
 	va_start(ap, fmt);
-	r = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (r > 0)
-		n += (size_t)r < sizeof(line) - n - 1 ? (size_t)r : sizeof(line) - n - 2;
-	/* one event, one line: no embedded newlines from paths or peers */
-	for (size_t i = 0; i < n; i++)
-		if (line[i] == '\n' || line[i] == '\r')
-			line[i] = ' ';
+	/* one event, one line, nothing for a terminal to act on: memcg paths and
+	 * peers' text come with their controls escaped (lru_esc.h) */
+	lru_esc(line + n, sizeof(line) - n - 1, msg, strlen(msg), LRU_ESC_TERM);
+	n += strlen(line + n);
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, n) < 0)
 		return;

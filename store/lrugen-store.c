@@ -19,6 +19,7 @@
 #include "db.h"
 #include "http.h"
 #include "log.h"
+#include "lru_esc.h"
 #include "lru_model.h"
 #include "metrics.h"
 
@@ -41,6 +42,15 @@ static int hash_token(void)
 	return fflush(stdout) ? 1 : 0;
 }
 
+/* A one-line startup error on stderr, controls escaped like every log line. */
+static void fatal(const char *msg)
+{
+	char text[1024];
+
+	lru_esc(text, sizeof(text), msg, strlen(msg), LRU_ESC_TERM);
+	fprintf(stderr, "lrugen-store: %s\n", text);
+}
+
 int main(int argc, char **argv)
 {
 	static struct metrics metrics;
@@ -54,7 +64,7 @@ int main(int argc, char **argv)
 	int sig = 0;
 
 	if (config_load(&cfg, argc, argv, &action, msg, sizeof(msg))) {
-		fprintf(stderr, "lrugen-store: %s\n", msg);
+		fatal(msg);
 		config_release(&cfg);
 		return 2;
 	}
@@ -83,7 +93,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (db_open(&db, &cfg, &metrics, action == RUN_MIGRATE, msg, sizeof(msg))) {
-		fprintf(stderr, "lrugen-store: %s\n", msg);
+		fatal(msg);
 		db_close(db);
 		config_release(&cfg);
 		return 1;
@@ -98,7 +108,7 @@ int main(int argc, char **argv)
 	ctx.m = &metrics;
 	ctx.started_ms = lru_now_ms();
 	if (http_start(&http, &ctx, msg, sizeof(msg))) {
-		fprintf(stderr, "lrugen-store: %s\n", msg);
+		fatal(msg);
 		db_close(db);
 		config_release(&cfg);
 		return 1;

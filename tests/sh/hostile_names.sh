@@ -196,4 +196,15 @@ expect fleet "lrugen-top fleet: flat list" "/jobs/${SHOWN[1]} "
 check "lrugen-top fleet: 14 rows, none blanked" 14 "$(rows fleet | wc -l)"
 check "lrugen-top fleet: the title was not set" "" "$(tm display -p -t fleet '#{pane_title}' | grep -E 'pwned|^x$')"
 
+# the daemons' logs name hosts and memcgs with their controls escaped too
+for f in "$tmp/lrugend.log" "$STORE_LOG"; do
+	check "$(basename "$f"): no ESC, CR or BEL byte" 0 "$(tr -cd '\033\r\007' <"$f" | wc -c)"
+done
+out=$("$LRUGEND" --root "$tmp/evil/$HOST" --once --no-age 2>&1)
+check_grep "lrugend's log: a hostile path escaped" 'evil/h\\x1b]0;x\\x07\\xffost/sys' "$out"
+check "lrugend's log: no ESC byte" 0 "$(tr -cd '\033' <<<"$out" | wc -c)"
+out=$("$STORE_BIN" --db "$tmp/$HOST/db" --insecure-no-auth 2>&1)
+check_grep "lrugen-store's error: a hostile path escaped" "$tmp/h\\\\x1b]0;x\\\\x07" "$out"
+check "lrugen-store's error: no ESC byte" 0 "$(tr -cd '\033' <<<"$out" | wc -c)"
+
 finish
