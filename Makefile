@@ -96,6 +96,8 @@ TEST_HELPER_OBJS := $(O)/tests/unit/testutil.o
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+# the regression inputs of fuzz_pb, through fuzz_pb's own checks
+$(O)/tests/test_pb_regress: $(O)/tests/fuzz/fuzz_pb.o
 
 # test tools: small programs the shell tests drive (test servers, generators)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
