@@ -2,7 +2,8 @@
 #
 #   make                  build lrugen, lrugend, lrugen-store, lrugen-top, liblrugen.a
 #   make check            build with ASan/UBSan and run every test (summary at the end)
-#   make fuzz             run the parser fuzzers (clang libFuzzer), FUZZ_TIME seconds each
+#   make fuzz             run the fuzzers (clang libFuzzer: two parsers, the store's
+#                         protobuf ingest), FUZZ_TIME seconds each
 #   make bench            run every benchmark in bench/
 #   make install          PREFIX=/usr/local DESTDIR=
 #
@@ -95,6 +96,8 @@ TEST_HELPER_OBJS := $(O)/tests/unit/testutil.o
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+# the regression inputs of fuzz_pb, through fuzz_pb's own checks
+$(O)/tests/test_pb_regress: $(O)/tests/fuzz/fuzz_pb.o
 
 # test tools: small programs the shell tests drive (test servers, generators)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
@@ -148,22 +151,39 @@ demo-host: all
 # --- fuzzing (clang libFuzzer) ---------------------------------------------
 FUZZ_TIME ?= 60
 FUZZ_O := build/fuzz
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib
-# the parsers of debugfs lru_gen (fuzz_parse) and memory.lru_gen (fuzz_cgparse)
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -Ilib -I$(O)/gen \
+	$(shell $(PKG_CONFIG) --cflags libprotobuf-c 2>/dev/null)
+# the parsers of debugfs lru_gen (fuzz_parse) and memory.lru_gen (fuzz_cgparse),
+# and the store's ingest path from a SnapshotBatch body (fuzz_pb)
 FUZZ_LIB := lib/lru_parse.c lib/lru_cgparse.c lib/lru_lines.c lib/lru_model.c lib/lru_err.c \
-	lib/lru_units.c
-$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_LIB:.c=.h)
-	$(call say,CLANG,$@)mkdir -p $(@D) && clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^)
+	lib/lru_units.c lib/lru_pb.c lib/lru_fleet.c lib/lru_buf.c lib/lru_warn.c lib/lru_sys.c \
+	lib/lru_iface.c
+FUZZ_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null)
+FUZZ_TARGETS := parse cgparse pb
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(FUZZ_LIB) $(FUZZ_LIB:.c=.h) \
+		lib/lru_sat.h $(PROTO_C)
+	$(call say,CLANG,$@)mkdir -p $(@D) && clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
-fuzz: $(FUZZ_O)/fuzz_parse $(FUZZ_O)/fuzz_cgparse
-	$(Q)mkdir -p $(FUZZ_O)/corpus $(FUZZ_O)/corpus-cg
+# seed corpora: the parser corpora and fixtures; for fuzz_pb the UBSan
+# regression inputs (tests/corpus/pb-regress), SnapshotBatches of the
+# fixtures (mkbatch) and store.sh's fleet (fleetsim)
+fuzz: $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz_%) $(O)/tests/tools/mkbatch $(O)/tests/tools/fleetsim
+	$(Q)mkdir -p $(FUZZ_O)/corpus $(FUZZ_O)/corpus-cg $(FUZZ_O)/corpus-pb
 	$(Q)cp -n tests/corpus/parse/* tests/fixtures/*/lru_gen*.txt $(FUZZ_O)/corpus/ 2>/dev/null || true
 	$(Q)for f in tests/fixtures/memory.lru_gen/jobs/*/memory.lru_gen; do \
 		cp -n "$$f" $(FUZZ_O)/corpus-cg/$$(basename $$(dirname "$$f")); done
+	$(Q)cp -n tests/corpus/pb-regress/* $(FUZZ_O)/corpus-pb/
+	$(Q)for f in tests/fixtures/*/lru_gen*.txt; do \
+		$(O)/tests/tools/mkbatch $(FUZZ_O)/corpus-pb/$$(basename $$(dirname "$$f"))-$$(basename "$$f" .txt).pb \
+			h:1700000000000:"$$f" >/dev/null || exit 1; done
+	$(Q)$(O)/tests/tools/fleetsim build tests/sh/store-fleet.spec >$(FUZZ_O)/corpus-pb/store-fleet.pb
 	$(FUZZ_O)/fuzz_parse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 		-artifact_prefix=$(FUZZ_O)/ $(FUZZ_O)/corpus
 	$(FUZZ_O)/fuzz_cgparse -max_total_time=$(FUZZ_TIME) -max_len=16384 \
 		-artifact_prefix=$(FUZZ_O)/cg- $(FUZZ_O)/corpus-cg
+	$(FUZZ_O)/fuzz_pb -max_total_time=$(FUZZ_TIME) -max_len=65536 \
+		-artifact_prefix=$(FUZZ_O)/pb- $(FUZZ_O)/corpus-pb
 
 # --- benchmarks ----------------------------------------------------------------
 # bench_parse is linked statically (BENCH_STATIC=0 to not; never with

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lru_esc.h"
+#include "lru_sat.h"
 #include "lru_units.h"
 
 static const char usage[] =
@@ -124,7 +125,7 @@ static int show_json(const struct cli *cli, const struct lru_snapshot *s,
 	json_object_set_new(doc, "lru_gen_enabled", json_integer(s->host.enabled));
 	json_object_set_new(doc, "warnings", cli_warnings_json(s->host.warnings, true));
 	json_object_set_new(doc, "read_at_ms",
-			    json_integer(s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2));
+			    json_integer(lru_sat_mid_i64(s->read_start_ms, s->read_end_ms)));
 	json_object_set_new(doc, "birth_error_ms", json_integer(s->birth_error_ms));
 	json_object_set_new(doc, "page_size", json_integer(s->page_size));
 	for (i = 0; i < s->nr_lruvecs; i++)

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru_sat.h"
+
 #define PACK_VERSION 1
 #define HIST_VERSION 1
 #define GEN_EVICTED 0x08	/* lruvec flag: an evicted byte follows each generation */
@@ -57,30 +59,28 @@ void lru_fleet_lruvec_cold(const struct lru_lruvec *lv, uint32_t page_size,
 		bytes[g] = 0;
 		for (int t = 0; t < LRU_NR_TYPES; t++)
 			if (!(gen->evicted & (1u << t)))
-				bytes[g] += gen->pages[t] * page;
-		out->total += bytes[g];
+				bytes[g] = lru_sat_add_u64(bytes[g], lru_sat_mul_u64(gen->pages[t], page));
+		out->total = lru_sat_add_u64(out->total, bytes[g]);
 	}
 	for (k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++)
 		for (g = 0; g + 1 < lv->nr_gens && g + 1 < LRU_MAX_GENS; g++) {
 			if (lv->gens[g + 1].age_ms <= thresholds[k].ms)
 				break;
-			out->cold[k] += bytes[g];
+			out->cold[k] = lru_sat_add_u64(out->cold[k], bytes[g]);
 		}
 }
 
 void lru_fleet_cold_add(struct lru_fleet_cold *acc, const struct lru_fleet_cold *x)
 {
-	acc->total += x->total;
+	acc->total = lru_sat_add_u64(acc->total, x->total);
 	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++)
-		acc->cold[k] += x->cold[k];
+		acc->cold[k] = lru_sat_add_u64(acc->cold[k], x->cold[k]);
 	acc->warnings |= x->warnings;
 }
 
 int64_t lru_fleet_taken_ms(const struct lru_snapshot *snap)
 {
-	int64_t start = snap->read_start_ms, end = snap->read_end_ms;
-
-	return end < start ? start : start + (end - start) / 2;
+	return lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms);
 }
 
 static struct lru_fleet_node *node_of(struct lru_fleet_rows *rows, int node)
@@ -109,8 +109,8 @@ enum lru_err lru_fleet_rows_build(const struct lru_snapshot *snap, struct lru_fl
 
 		n->mem_total = snap->nodes[i].total;
 		n->mem_free = snap->nodes[i].free;
-		rows->mem_total += n->mem_total;
-		rows->mem_free += n->mem_free;
+		rows->mem_total = lru_sat_add_u64(rows->mem_total, n->mem_total);
+		rows->mem_free = lru_sat_add_u64(rows->mem_free, n->mem_free);
 	}
 	for (size_t i = 0; i < snap->nr_lruvecs; i++) {
 		const struct lru_lruvec *lv = &snap->lruvecs[i];
@@ -165,7 +165,7 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 		for (g = 0; g < lv->nr_gens; g++) {
 			if (lv->gens[g].evicted)
 				flags |= GEN_EVICTED;
-			if (lv->gens[g].birth_ms != mid - (int64_t)lv->gens[g].age_ms)
+			if (lv->gens[g].birth_ms != lru_sat_sub_i64(mid, lv->gens[g].age_ms))
 				flags |= GEN_BIRTH;
 		}
 		if (lv->warnings)
@@ -191,7 +191,8 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 			if (flags & GEN_EVICTED)
 				out->data[out->len++] = gen->evicted;
 			if (flags & GEN_BIRTH)
-				lru_buf_put_svarint(out, gen->birth_ms - (mid - (int64_t)gen->age_ms));
+				lru_buf_put_svarint(out, lru_wrap_sub_i64(gen->birth_ms,
+							lru_sat_sub_i64(mid, gen->age_ms)));
 		}
 	}
 	return LRU_OK;
@@ -210,11 +211,12 @@ enum lru_err lru_fleet_unpack_begin(struct lru_fleet_reader *r, const void *blob
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
+	r->mid_ms = mid_ms;
+	if (!len || *(const uint8_t *)blob != PACK_VERSION)	/* blob may be NULL when len is 0 */
+		return corrupt(err, "unknown format version");
 	r->p = blob;
 	r->end = r->p + len;
-	r->mid_ms = mid_ms;
-	if (!len || *r->p++ != PACK_VERSION)
-		return corrupt(err, "unknown format version");
+	r->p++;
 	if (lru_get_varint(&r->p, r->end, &n) || n > LRU_NODE_MAX + 1)
 		return corrupt(err, "bad node count");
 	r->nr_nodes = (size_t)n;
@@ -252,7 +254,7 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 	nr = flags & 0x07;
 	if (node > LRU_NODE_MAX || nr < 1 || nr > LRU_MAX_GENS || (flags & ~LV_FLAGS))
 		return corrupt(err, "bad lruvec header"), -1;
-	if (lru_get_varint(&r->p, r->end, &seq) || seq > UINT64_MAX - LRU_MAX_GENS)
+	if (lru_get_varint(&r->p, r->end, &seq) || seq > UINT64_MAX - (nr - 1))
 		return corrupt(err, "bad sequence number"), -1;
 	if ((flags & LV_WARNINGS) &&
 	    (lru_get_varint(&r->p, r->end, &warnings) || warnings > UINT32_MAX))
@@ -278,7 +280,7 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		gen->age_ms = (uint32_t)age;
 		gen->pages[LRU_ANON] = anon;
 		gen->pages[LRU_FILE] = file;
-		gen->birth_ms = r->mid_ms - (int64_t)age + delta;
+		gen->birth_ms = lru_wrap_add_i64(lru_sat_sub_i64(r->mid_ms, (int64_t)age), delta);
 	}
 	r->next++;
 	return 1;
@@ -425,12 +427,13 @@ enum lru_err lru_hist_set_encode(const struct lru_hist *hs, struct lru_buf *out,
 static enum lru_err merge_blob(struct lru_hist *out, int k, const void *blob, size_t len,
 			       struct lru_error *err)
 {
-	const uint8_t *p = blob, *end = p + len;
+	const uint8_t *p = blob, *end;
 	uint64_t n, delta, count, max;
 	enum lru_err rc;
 
-	if (!len || *p++ != HIST_VERSION)
+	if (!len || *p++ != HIST_VERSION)	/* blob may be NULL when len is 0 */
 		return lru_fail(err, LRU_EPROTO, "histogram: unknown format version");
+	end = p - 1 + len;
 	for (unsigned t = 0; t < LRU_FLEET_NR_THRESHOLDS; t++) {
 		uint64_t index = 0;
 
@@ -520,13 +523,14 @@ enum lru_err lru_fleet_warn_counts_encode(const struct lru_fleet_warn_counts *c,
 enum lru_err lru_fleet_warn_counts_merge_blob(struct lru_fleet_warn_counts *c, const void *blob,
 					      size_t len, struct lru_error *err)
 {
-	const uint8_t *p = blob, *end = p + len;
+	const uint8_t *p = blob, *end;
 	struct lru_fleet_warn_counts add = { { 0 } };
 	uint64_t bit, n;
 	int64_t prev = -1;
 
-	if (!len)
+	if (!len)	/* blob may be NULL then (sqlite's NULL or empty blob) */
 		return LRU_OK;
+	end = p + len;
 	if (*p++ != WARN_VERSION)
 		return lru_fail(err, LRU_EPROTO, "warning counts: unknown format version");
 	while (p < end) {

@@ -15,7 +15,8 @@
  * Packed generations (format 1). One snapshot's node memory and lruvecs as
  * varints: memcg paths are replaced by ids the caller assigns (a store's
  * path dictionary); birth times are kept as their difference from "read
- * midpoint - age", usually 0; an lruvec's accuracy warnings (lru_warn.h)
+ * midpoint - age" (that saturated; the difference wraps, so every birth
+ * time comes back exactly), usually 0; an lruvec's accuracy warnings (lru_warn.h)
  * follow its header only when it has some (a flag bit, so a blob of an
  * lruvec without warnings is byte for byte what it was before warnings
  * existed). Tier counters, walk stats and memcg stats are not kept.

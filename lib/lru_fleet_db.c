@@ -120,7 +120,8 @@ static int sum_paths(struct lru_fleet_db *w, const struct lru_snapshot *s,
 		w->paths[i].path_id = path_ids[s->lruvecs[i].memcg];
 		w->paths[i].c = rows->lv[i];
 	}
-	qsort(w->paths, s->nr_lruvecs, sizeof(*w->paths), cmp_path);
+	if (s->nr_lruvecs > 1)	/* w->paths is NULL until a snapshot has lruvecs */
+		qsort(w->paths, s->nr_lruvecs, sizeof(*w->paths), cmp_path);
 	for (i = 0; i < s->nr_lruvecs; i++) {
 		if (out && w->paths[out - 1].path_id == w->paths[i].path_id)
 			lru_fleet_cold_add(&w->paths[out - 1].c, &w->paths[i].c);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lru_cgparse.h"
+#include "lru_sat.h"
 #include "lru_sys.h"
 
 /* largest memory.lru_gen accepted: 4 generations x 1024 nodes of ~100 bytes */
@@ -235,7 +236,7 @@ static enum lru_err read_memcg(struct walk *w, void *arg)
 	}
 	if (rc)
 		return rc;
-	lru_snapshot_set_births(snap, first, snap->nr_lruvecs, start + (end - start) / 2);
+	lru_snapshot_set_births(snap, first, snap->nr_lruvecs, lru_sat_mid_i64(start, end));
 	if ((uint32_t)((end - start + 1) / 2) > r->half_window_ms)
 		r->half_window_ms = (uint32_t)((end - start + 1) / 2);
 	return LRU_OK;

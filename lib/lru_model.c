@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lru_sat.h"
+
 void lru_snapshot_init(struct lru_snapshot *snap)
 {
 	memset(snap, 0, sizeof(*snap));
@@ -158,18 +160,22 @@ void lru_snapshot_set_births(struct lru_snapshot *snap, size_t from, size_t to, 
 		struct lru_lruvec *lv = &snap->lruvecs[i];
 
 		for (g = 0; g < lv->nr_gens; g++)
-			lv->gens[g].birth_ms = mid_ms - (int64_t)lv->gens[g].age_ms;
+			lv->gens[g].birth_ms = lru_sat_sub_i64(mid_ms, lv->gens[g].age_ms);
 	}
 }
 
 void lru_snapshot_set_times(struct lru_snapshot *snap, int64_t start_ms, int64_t end_ms)
 {
+	uint64_t half;
+
 	if (end_ms < start_ms)
 		end_ms = start_ms;
 	snap->read_start_ms = start_ms;
 	snap->read_end_ms = end_ms;
-	snap->birth_error_ms = (uint32_t)((end_ms - start_ms + 1) / 2) + LRU_AGE_GRANULARITY_MS;
-	lru_snapshot_set_births(snap, 0, snap->nr_lruvecs, start_ms + (end_ms - start_ms) / 2);
+	half = lru_sat_add_u64((uint64_t)end_ms - (uint64_t)start_ms, 1) / 2;
+	snap->birth_error_ms = half > UINT32_MAX - LRU_AGE_GRANULARITY_MS
+				       ? UINT32_MAX : (uint32_t)half + LRU_AGE_GRANULARITY_MS;
+	lru_snapshot_set_births(snap, 0, snap->nr_lruvecs, lru_sat_mid_i64(start_ms, end_ms));
 }
 
 uint64_t lru_lruvec_pages(const struct lru_lruvec *lv, enum lru_type type)

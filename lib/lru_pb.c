@@ -29,6 +29,7 @@
  */
 #include "lru_pb.h"
 #include "lru_esc.h"
+#include "lru_sat.h"
 #include "lru_warn.h"
 
 #include <stdarg.h>
@@ -207,14 +208,6 @@ static size_t put_warnings(char **names, uint32_t mask, bool host)
 	return n;
 }
 
-/* The read midpoint, without overflow for any pair of times. */
-static int64_t midpoint(int64_t start, int64_t end)
-{
-	if (end < start)
-		return start;
-	return start + (int64_t)(((uint64_t)end - (uint64_t)start) / 2);
-}
-
 /* An lruvec the encoder can write: a valid memcg index and 1..LRU_MAX_GENS generations. */
 static enum lru_err check_lruvec(const struct lru_snapshot *snap, size_t i, size_t index,
 				 struct lru_error *err)
@@ -357,7 +350,7 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	h->kernel_release = wire_str(snap->host.kernel, &text);
 	h->seq = snap->host.seq;
 	h->lru_gen_enabled = snap->host.enabled;
-	h->taken_at_ms = midpoint(snap->read_start_ms, snap->read_end_ms);
+	h->taken_at_ms = lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms);
 	h->read_start_ms = snap->read_start_ms;
 	h->read_end_ms = snap->read_end_ms;
 	h->birth_error_ms = snap->birth_error_ms;
@@ -715,7 +708,7 @@ static enum lru_err size_host(const struct lru_snapshot *snap, size_t index, siz
 				  (int)snap->source);
 	}
 	n = str_field_size(h->host) + str_field_size(h->boot_id) + varint_field_size(h->seq) +
-	    varint_field_size((uint64_t)midpoint(snap->read_start_ms, snap->read_end_ms)) +
+	    varint_field_size((uint64_t)lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms)) +
 	    varint_field_size((uint64_t)snap->read_start_ms) +
 	    varint_field_size((uint64_t)snap->read_end_ms) +
 	    varint_field_size(snap->birth_error_ms) + str_field_size(h->kernel) +
@@ -1018,7 +1011,7 @@ static uint8_t *wr_host(uint8_t *p, const struct lru_snapshot *snap)
 	p = wr_varint_field(p, TAG(6, WT_VARINT), (uint64_t)snap->read_end_ms);
 	p = wr_varint_field(p, TAG(5, WT_VARINT), (uint64_t)snap->read_start_ms);
 	p = wr_varint_field(p, TAG(4, WT_VARINT),
-			     (uint64_t)midpoint(snap->read_start_ms, snap->read_end_ms));
+			     (uint64_t)lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms));
 	p = wr_varint_field(p, TAG(3, WT_VARINT), h->seq);
 	p = wr_str_field(p, TAG(2, WT_LEN), h->boot_id);
 	p = wr_str_field(p, TAG(1, WT_LEN), h->host);

@@ -286,7 +286,8 @@ enum lru_err lru_sys_read_nodes(const char *root, struct lru_snapshot *snap,
 		snap->nodes[snap->nr_nodes++] = nm;
 	}
 	closedir(dir);
-	qsort(snap->nodes, snap->nr_nodes, sizeof(*snap->nodes), node_cmp);
+	if (snap->nr_nodes > 1)	/* snap->nodes is NULL when no node has a meminfo */
+		qsort(snap->nodes, snap->nr_nodes, sizeof(*snap->nodes), node_cmp);
 	return LRU_OK;
 }
 

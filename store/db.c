@@ -18,6 +18,7 @@
 #include "lru_fleet_db.h"
 #include "lru_fleet_sql.h"
 #include "lru_pb.h"
+#include "lru_sat.h"
 #include "map.h"
 
 #define HOUR_MS 3600000LL
@@ -194,11 +195,14 @@ static void samples_merge_paths(struct samples *s, size_t first)
 {
 	size_t out = first;
 
+	if (s->n - first < 2)	/* s->v is NULL until a sample was pushed */
+		return;
 	qsort(&s->v[first], s->n - first, sizeof(*s->v), cmp_sample);
 	for (size_t i = first; i < s->n; i++) {
 		if (out > first && s->v[out - 1].path_id == s->v[i].path_id) {
 			for (unsigned k = 0; k < NR_T; k++)
-				s->v[out - 1].hot[k] += s->v[i].hot[k];
+				s->v[out - 1].hot[k] = lru_sat_add_u64(s->v[out - 1].hot[k],
+								       s->v[i].hot[k]);
 			s->v[out - 1].warnings |= s->v[i].warnings;
 			continue;
 		}

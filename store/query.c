@@ -19,6 +19,7 @@
 
 #include "lru_esc.h"
 #include "lru_fleet.h"
+#include "lru_sat.h"
 #include "lru_units.h"
 #include "map.h"
 
@@ -29,7 +30,7 @@
 /* statement slots of a reader (db_stmt) */
 enum {
 	S_HOSTS, S_COLD_HOSTS, S_COLD_NODES, S_LV_BY_PATH, S_LV_ALL, S_CAPACITY, S_PATHS_RANGE,
-	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID, S_CAPACITY_WARN,
+	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID,
 	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
 	S_COUNT_NODES = S_COUNT_HOSTS + NR_T,
 };
@@ -441,8 +442,8 @@ static int cold_scan_memcgs(sqlite3_stmt *st, unsigned k, struct cold_rows *rs)
 			if (!last)
 				return -1;
 		}
-		last->total += col_u64(st, 3);
-		last->cold += col_u64(st, 4 + (int)k);
+		last->total = lru_sat_add_u64(last->total, col_u64(st, 3));
+		last->cold = lru_sat_add_u64(last->cold, col_u64(st, 4 + (int)k));
 		last->lw |= col_mask(st, 4 + NR_T);
 	}
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -511,7 +512,8 @@ json_t *query_cold(struct query *q)
 		db_error(q);
 		goto out;
 	}
-	qsort(rs.v, rs.n, sizeof(*rs.v), cmp_cold);
+	if (rs.n > 1)	/* rs.v is NULL when there is no row */
+		qsort(rs.v, rs.n, sizeof(*rs.v), cmp_cold);
 	doc = json_object();
 	set_str(doc, "by", mode == 0 ? "host" : mode == 1 ? "node" : "memcg");
 	put_threshold(doc, thr, k);
@@ -524,8 +526,8 @@ json_t *query_cold(struct query *q)
 		struct cold_row *r = &rs.v[i];
 		json_t *o;
 
-		rs.total += r->total;
-		rs.cold += r->cold;
+		rs.total = lru_sat_add_u64(rs.total, r->total);
+		rs.cold = lru_sat_add_u64(rs.cold, r->cold);
 		rs.hw |= r->hw;
 		rs.lw |= r->lw;
 		if (limit && i >= limit)
@@ -536,7 +538,7 @@ json_t *query_cold(struct query *q)
 			set_int(o, "node", r->node);
 		if (mode == 2)
 			set_str(o, "memcg", r->memcg);
-		set_u64(o, "hot_bytes", r->total - r->cold);
+		set_u64(o, "hot_bytes", lru_sat_sub_u64(r->total, r->cold));
 		set_u64(o, "cold_bytes", r->cold);
 		set_u64(o, "total_bytes", r->total);
 		set_int(o, "taken_at_ms", r->taken_ms);
@@ -546,7 +548,7 @@ json_t *query_cold(struct query *q)
 	set_u64(doc, "rows_total", rs.n);
 	json_object_set_new(doc, "truncated", json_boolean(limit && rs.n > limit));
 	tot = json_object();
-	set_u64(tot, "hot_bytes", rs.total - rs.cold);
+	set_u64(tot, "hot_bytes", lru_sat_sub_u64(rs.total, rs.cold));
 	set_u64(tot, "cold_bytes", rs.cold);
 	set_u64(tot, "total_bytes", rs.total);
 	put_warnings(tot, rs.hw, rs.lw);
@@ -586,7 +588,7 @@ json_t *query_rank(struct query *q)
 	    param_uint(q, "limit", 20, 100000, &limit))
 		return NULL;
 	if (q->cfg->stale_after_ms)
-		fresh = q->now_ms - (int64_t)q->cfg->stale_after_ms;
+		fresh = lru_sat_sub_i64(q->now_ms, lru_sat_i64(q->cfg->stale_after_ms));
 	snprintf(col, sizeof(col), "cold_%s", lru_fleet_threshold_name(k));
 
 	/* how many fit: an index range count */
@@ -640,7 +642,7 @@ json_t *query_rank(struct query *q)
 		set_str(o, "host", col_str(st, 0));
 		if (per_node)
 			set_int(o, "node", sqlite3_column_int(st, 1));
-		set_u64(o, "offer_bytes", free_b + cold);
+		set_u64(o, "offer_bytes", lru_sat_add_u64(free_b, cold));
 		set_u64(o, "free_bytes", free_b);
 		set_u64(o, "cold_bytes", cold);
 		set_u64(o, "from_free_bytes", from_free);
@@ -660,73 +662,70 @@ json_t *query_rank(struct query *q)
 /* ---- capacity ------------------------------------------------------------------------- */
 
 /*
- * "warnings": {code: hosts}, how many hosts' latest snapshots carry each
- * code (host codes, and lruvec codes on any of their lruvecs); {} for none.
- * The hosts are grouped by their two masks first, so this reads a handful
- * of rows however large the fleet.
+ * The latest snapshots of the fleet, summed in C (sqlite's SUM() fails with
+ * "integer overflow" once one host sends an absurd size): bytes saturate,
+ * exact below 2^64. host_n/lv_n count the hosts that carry each warning
+ * code (host codes, and lruvec codes on any of their lruvecs).
  */
-static int capacity_warnings(struct query *q, json_t *doc)
+struct capacity {
+	uint64_t hosts, mem_total, mem_free, total, cold[NR_T];
+	uint64_t host_n[32], lv_n[32];
+};
+
+static int capacity_sum(struct query *q, struct capacity *c)
 {
-	sqlite3_stmt *st = db_stmt(q->r, S_CAPACITY_WARN, "SELECT host_warnings, warnings, count(*) "
-				   "FROM hosts WHERE snap_id IS NOT NULL GROUP BY 1, 2");
-	uint64_t host_n[32] = { 0 }, lv_n[32] = { 0 };
-	json_t *o;
+	sqlite3_stmt *st = db_stmt(q->r, S_CAPACITY, "SELECT mem_total, mem_free, total, "
+				   COLD_SELECT ", host_warnings, warnings FROM hosts "
+				   "WHERE snap_id IS NOT NULL");
 	int rc;
 
+	memset(c, 0, sizeof(*c));
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c->hosts++;
+		c->mem_total = lru_sat_add_u64(c->mem_total, col_u64(st, 0));
+		c->mem_free = lru_sat_add_u64(c->mem_free, col_u64(st, 1));
+		c->total = lru_sat_add_u64(c->total, col_u64(st, 2));
+		for (unsigned k = 0; k < NR_T; k++)
+			c->cold[k] = lru_sat_add_u64(c->cold[k], col_u64(st, 3 + (int)k));
 		for (unsigned b = 0; b < 32; b++) {
-			host_n[b] += col_mask(st, 0) & (1u << b) ? col_u64(st, 2) : 0;
-			lv_n[b] += col_mask(st, 1) & (1u << b) ? col_u64(st, 2) : 0;
+			c->host_n[b] += !!(col_mask(st, 3 + NR_T) & (1u << b));
+			c->lv_n[b] += !!(col_mask(st, 4 + NR_T) & (1u << b));
 		}
-	if (rc != SQLITE_DONE)
-		return -1;
-	o = json_object();
-	put_warn_counts(o, host_n, 32, true);
-	put_warn_counts(o, lv_n, 32, false);
-	json_object_set_new(doc, "warnings", o);
-	return 0;
+	}
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 json_t *query_capacity(struct query *q)
 {
 	const char *list = q->arg(q->ctx, "thresholds");
 	char buf[512], *save = NULL, *tok;
-	uint64_t total;
-	json_t *doc, *arr;
-	sqlite3_stmt *st;
+	struct capacity c;
+	json_t *doc, *arr, *o;
 
 	snprintf(buf, sizeof(buf), "%s", list ? list : "2m,10m,1h");
 	if (list && strlen(list) >= sizeof(buf))
 		return bad(q, 400, "parameter 'thresholds' is too long");
-	st = db_stmt(q->r, S_CAPACITY, "SELECT count(*), coalesce(sum(mem_total), 0), "
-		     "coalesce(sum(mem_free), 0), coalesce(sum(total), 0), "
-		     "coalesce(sum(cold_1m), 0), coalesce(sum(cold_2m), 0), coalesce(sum(cold_5m), 0), "
-		     "coalesce(sum(cold_10m), 0), coalesce(sum(cold_30m), 0), coalesce(sum(cold_1h), 0), "
-		     "coalesce(sum(cold_6h), 0), coalesce(sum(cold_24h), 0) "
-		     "FROM hosts WHERE snap_id IS NOT NULL");
-	if (!st || sqlite3_step(st) != SQLITE_ROW)
+	if (capacity_sum(q, &c))
 		return db_error(q);
 	doc = json_object();
 	arr = json_array();
 	set_int(doc, "now_ms", q->now_ms);
-	set_u64(doc, "hosts", col_u64(st, 0));
-	set_u64(doc, "mem_total_bytes", col_u64(st, 1));
-	set_u64(doc, "mem_free_bytes", col_u64(st, 2));
-	total = col_u64(st, 3);
-	set_u64(doc, "in_generations_bytes", total);
+	set_u64(doc, "hosts", c.hosts);
+	set_u64(doc, "mem_total_bytes", c.mem_total);
+	set_u64(doc, "mem_free_bytes", c.mem_free);
+	set_u64(doc, "in_generations_bytes", c.total);
 	json_object_set_new(doc, "thresholds", arr);
-	/* while st is on its row: the same read transaction */
-	if (capacity_warnings(q, doc)) {
-		json_decref(doc);
-		return db_error(q);
-	}
+	/* "warnings": {code: hosts}; {} for none */
+	o = json_object();
+	put_warn_counts(o, c.host_n, 32, true);
+	put_warn_counts(o, c.lv_n, 32, false);
+	json_object_set_new(doc, "warnings", o);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct lru_error err;
 		uint64_t ms, cold;
 		int k;
-		json_t *o;
 
 		if (lru_parse_duration_ms(tok, &ms, &err)) {
 			json_decref(doc);
@@ -738,13 +737,13 @@ json_t *query_capacity(struct query *q)
 			return bad(q, 400, "parameter 'thresholds': '%s' is above the largest "
 				   "precomputed threshold (24h)", tok);
 		}
-		cold = col_u64(st, 4 + k);
+		cold = c.cold[k];
 		o = json_object();
 		put_threshold(o, ms, (unsigned)k);
-		set_u64(o, "hot_bytes", total - cold);
+		set_u64(o, "hot_bytes", lru_sat_sub_u64(c.total, cold));
 		set_u64(o, "cold_bytes", cold);
 		json_object_set_new(o, "cold_fraction",
-				    json_real(total ? (double)cold / (double)total : 0.0));
+				    json_real(c.total ? (double)cold / (double)c.total : 0.0));
 		json_array_append_new(arr, o);
 	}
 	if (!json_array_size(arr)) {
@@ -844,7 +843,7 @@ json_t *query_wss(struct query *q)
 	lru_hist_init(&all);
 	a.ps = &ps;
 	a.k = k;
-	a.from_hour = (q->now_ms - (int64_t)window) / HOUR_MS;
+	a.from_hour = lru_sat_sub_i64(q->now_ms, lru_sat_i64(window)) / HOUR_MS;
 	a.h = calloc(ps.n, sizeof(*a.h));
 	a.samples = calloc(ps.n, sizeof(*a.samples));
 	a.hours = calloc(ps.n, sizeof(*a.hours));
@@ -967,6 +966,7 @@ json_t *query_timeline(struct query *q)
 	uint64_t since, limit, points = 0;
 	long long after_taken = INT64_MIN, after_id = INT64_MIN, after_skip = 0;
 	int64_t next_taken = 0, next_id = 0, next_skip = 0;
+	int64_t since_ms;
 	bool truncated = false;
 	struct lru_error err;
 	sqlite3_stmt *st;
@@ -1003,7 +1003,8 @@ json_t *query_timeline(struct query *q)
 	set_str(doc, "host", host);
 	if (glob)
 		set_str(doc, "memcg", glob);
-	set_int(doc, "since_ms", q->now_ms - (int64_t)since);
+	since_ms = lru_sat_sub_i64(q->now_ms, lru_sat_i64(since));
+	set_int(doc, "since_ms", since_ms);
 	set_int(doc, "now_ms", q->now_ms);
 	json_object_set_new(doc, "point_fields",
 			    json_pack("[sssss]", "taken_at_ms", "gen_seq", "birth_ms", "anon_bytes",
@@ -1024,7 +1025,7 @@ json_t *query_timeline(struct query *q)
 	if (!st)
 		goto fail;
 	sqlite3_bind_int64(st, 1, host_id);
-	sqlite3_bind_int64(st, 2, q->now_ms - (int64_t)since);
+	sqlite3_bind_int64(st, 2, since_ms);
 	sqlite3_bind_int64(st, 3, after_taken);
 	sqlite3_bind_int64(st, 4, after_id);
 	while (!truncated && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1095,8 +1096,8 @@ json_t *query_timeline(struct query *q)
 				points++;
 				json_array_append_new(tv->points, json_pack("[IIIII]", (json_int_t)taken,
 					(json_int_t)gen->seq, (json_int_t)gen->birth_ms,
-					(json_int_t)(gen->pages[LRU_ANON] * page),
-					(json_int_t)(gen->pages[LRU_FILE] * page)));
+					(json_int_t)lru_sat_i64(lru_sat_mul_u64(gen->pages[LRU_ANON], page)),
+					(json_int_t)lru_sat_i64(lru_sat_mul_u64(gen->pages[LRU_FILE], page))));
 			}
 		}
 	}

@@ -271,7 +271,8 @@ static enum lru_err host_snapshot(const char *host, const json_t *hinfo, const j
 	}
 	s->host.enabled = (uint32_t)jint(hinfo, "lru_gen_enabled", 0);
 	s->host.warnings = jwarnings(hinfo, true);
-	qsort(pts, n, sizeof(*pts), cmp_point);
+	if (n > 1)	/* pts is NULL when the answer has no points */
+		qsort(pts, n, sizeof(*pts), cmp_point);
 	while (!rc && i < n) {
 		/* points are sorted by path: a known memcg is the last one added */
 		const struct lru_memcg *m = s->nr_memcgs &&

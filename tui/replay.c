@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lru_pb.h"
+#include "lru_sat.h"
 #include "lru_spool.h"
 #include "lru_sys.h"
 
@@ -38,13 +39,17 @@ struct replay {
 
 static int64_t read_mid(const struct lru_snapshot *s)
 {
-	return s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2;
+	return lru_sat_mid_i64(s->read_start_ms, s->read_end_ms);
 }
 
 /* Move decoded snapshots into r->snaps (takes ownership of their contents). */
 static enum lru_err take(struct replay *r, struct lru_snapshot *snaps, size_t n,
 			 struct lru_error *err)
 {
+	if (!n) {	/* a batch of no snapshots: snaps may be NULL */
+		free(snaps);
+		return LRU_OK;
+	}
 	if (r->nr_snaps + n > r->alloc_snaps) {
 		size_t alloc = (r->nr_snaps + n) * 2;
 		struct lru_snapshot *p = realloc(r->snaps, alloc * sizeof(*p));

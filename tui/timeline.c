@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lru_sat.h"
 #include "lru_units.h"
 
 #define SEC 1000ULL
@@ -59,7 +60,7 @@ unsigned tl_level(uint64_t bytes, uint64_t max_bytes)
 
 int tl_cell(const struct tl_axis *ax, int64_t t_ms)
 {
-	int64_t start = ax->now_ms - (int64_t)ax->window_ms;
+	int64_t start = lru_sat_sub_i64(ax->now_ms, lru_sat_i64(ax->window_ms));
 	int64_t c;
 
 	if (t_ms < start)
@@ -75,7 +76,7 @@ void tl_paint(const struct tl_axis *ax, const struct lru_snapshot *snap,
 	      uint64_t *cell_bytes)
 {
 	uint64_t page = snap->page_size ? snap->page_size : 4096;
-	int64_t read_ms = snap->read_start_ms + (snap->read_end_ms - snap->read_start_ms) / 2;
+	int64_t read_ms = lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms);
 	unsigned g;
 
 	if (ax->width <= 0 || !ax->window_ms)

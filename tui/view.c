@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru_sat.h"
 #include "lru_ws.h"
 
 /* Work arrays, one entry per memcg, reallocated per frame. */
@@ -173,7 +174,7 @@ static void update_rates(struct top_view *v)
 		if (!mc->m->has_stats)
 			continue;
 		key.pages = mc->m->stats.refault_anon + mc->m->stats.refault_file;
-		key.t_ms = s->read_start_ms + (s->read_end_ms - s->read_start_ms) / 2;
+		key.t_ms = lru_sat_mid_i64(s->read_start_ms, s->read_end_ms);
 		prev = v->rates ? bsearch(&key, v->rates, v->nr_rates, sizeof(key), cmp_rate) : NULL;
 		if (prev && key.t_ms > prev->t_ms && key.pages >= prev->pages)
 			mc->refault_bps = (double)(key.pages - prev->pages) *
@@ -334,7 +335,8 @@ void view_set_frame(struct top_view *v, const struct top_frame *frame)
 			it->mc = (uint32_t)(base + s->lruvecs[i].memcg);
 		}
 	}
-	qsort(v->items, v->nr_items, sizeof(*v->items), cmp_item);
+	if (v->nr_items > 1)	/* v->items is NULL while no host had an lruvec */
+		qsort(v->items, v->nr_items, sizeof(*v->items), cmp_item);
 	for (i = 0; i < v->nr_items; i++) {
 		struct top_memcg *mc = &v->memcgs[v->items[i].mc];
 
