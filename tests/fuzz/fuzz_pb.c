@@ -29,11 +29,16 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "lru_bounds.h"
+#include "lru_esc.h"
 #include "lru_fleet.h"
 #include "lru_pb.h"
 #include "lru_sat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* a fixed "now" for the bounds (2026-12-01): the same verdict on every run */
+#define CHECK_NOW_MS 1796083200000LL
 
 static void check_same_gen(const struct lru_gen *a, const struct lru_gen *b)
 {
@@ -42,9 +47,19 @@ static void check_same_gen(const struct lru_gen *a, const struct lru_gen *b)
 	CHECK(a->birth_ms == b->birth_ms);
 }
 
+/* b is what the wire carries of a: a's text with invalid UTF-8 as \xNN (lru_esc.h) */
 static bool same_str(const char *a, const char *b)
 {
-	return (!a && !b) || (a && b && !strcmp(a, b));
+	struct lru_buf w;
+	bool same;
+
+	if (!a || !b)
+		return !a && !b;
+	lru_buf_init(&w);
+	CHECK(!lru_esc_buf(&w, a, strlen(a), LRU_ESC_UTF8, NULL));
+	same = !strcmp((const char *)w.data, b);
+	lru_buf_release(&w);
+	return same;
 }
 
 /* Two decodings of one snapshot: equal in everything the wire carries. */
@@ -68,7 +83,7 @@ static void check_same_snapshot(const struct lru_snapshot *a, const struct lru_s
 	for (size_t i = 0; i < a->nr_memcgs; i++) {
 		const struct lru_memcg *x = &a->memcgs[i], *y = &b->memcgs[i];
 
-		CHECK(x->id == y->id && x->ino == y->ino && !strcmp(x->path, y->path));
+		CHECK(x->id == y->id && x->ino == y->ino && same_str(x->path, y->path));
 		CHECK(x->has_stats == y->has_stats);
 		CHECK(x->stats.anon_bytes == y->stats.anon_bytes &&
 		      x->stats.refault_file == y->stats.refault_file);
@@ -246,10 +261,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum lru_err rc;
 	size_t n;
 
+	size_t mem;
+
 	lru_error_clear(&err);
-	rc = lru_pb_decode_batch(data, size, &snaps, &n, &err);
+	/* as the store decodes: within a memory bound of about 32 times the body */
+	rc = lru_pb_decode_batch_max(data, size, size * 32 + (1u << 20), &snaps, &n, &mem, &err);
 	if (rc) {
-		CHECK(rc == LRU_EPROTO || rc == LRU_ENOMEM);
+		CHECK(rc == LRU_EPROTO || rc == LRU_ENOMEM || rc == LRU_ERANGE);
 		CHECK(err.code == rc && err.msg[0]);
 		CHECK(!snaps && !n);
 		return 0;
@@ -258,6 +276,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct lru_snapshot *s = &snaps[i];
 		struct lru_fleet_rows rows;
 
+		/* the store's bounds: a verdict with a reason, for any snapshot */
+		rc = lru_snapshot_check(s, CHECK_NOW_MS, 300000, &err);
+		CHECK(!rc || ((rc == LRU_ERANGE || rc == LRU_EPROTO) && err.msg[0]));
 		CHECK(!lru_fleet_rows_build(s, &rows, &err));
 		check_rows(s, &rows);
 		check_pack(s, &rows);
