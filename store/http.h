@@ -15,8 +15,15 @@
  * token, 403 token not allowed (an ingest token bound to another host than
  * one of the batch's snapshots: nothing of the batch is written), 404, 405,
  * 413 too large, 415 wrong Content-Type or Content-Encoding, 500 write
- * failed, 503 writer queue full (retry later). 401 and 403 say nothing more.
- * Every response carries "Accept-Encoding: gzip".
+ * failed, 503 writer queue full or memory budget spent (retry later, with
+ * Retry-After). 401 and 403 say nothing more. Every response carries
+ * "Accept-Encoding: gzip".
+ *
+ * Limits (config.h): connections in all and per address, an idle timeout,
+ * and a memory budget in bytes (budget.h) that every request body, its
+ * decoding, the decoded snapshots waiting for the writer and every query
+ * answer take from before they allocate, and give back when the answer is
+ * sent. Snapshots outside lru_bounds.h's table are refused 400.
  */
 #ifndef STORE_HTTP_H
 #define STORE_HTTP_H
