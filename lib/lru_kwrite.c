@@ -218,6 +218,26 @@ enum lru_err lru_kwrite_cmd(struct lru_kwriter *w, const struct lru_cmd *cmd,
 	return lru_fail(err, rc, "the kernel refused '%s': %s", text, why);
 }
 
+enum lru_err lru_kwrite_lruvec(struct lru_kwriter *w, const char *root,
+			       const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+			       const struct lru_cmd *cmd, struct lru_error *err)
+{
+	enum lru_err rc = LRU_OK;
+
+	if (lv)
+		rc = lru_kwrite_open_lruvec(w, root, snap, lv, err);
+	else if (w->fd < 0 || w->cgroup) {
+		lru_kwrite_close(w);
+		rc = lru_kwrite_open(w, root, err);
+	}
+	return rc ? rc : lru_kwrite_cmd(w, cmd, NULL, err);
+}
+
+bool lru_kwrite_host_failure(enum lru_err code)
+{
+	return code == LRU_EACCES || code == LRU_ENOTSUP || code == LRU_ENOENT;
+}
+
 void lru_kwrite_close(struct lru_kwriter *w)
 {
 	if (w->fd >= 0)

@@ -87,6 +87,25 @@ enum lru_err lru_kwrite_cmd(struct lru_kwriter *w, const struct lru_cmd *cmd,
 			    int *kernel_errno, struct lru_error *err);
 
 /*
+ * Write cmd for lv of snap: lru_kwrite_open_lruvec() (lv NULL: debugfs
+ * lru_gen, as lru_kwrite_open() but keeping w open), then lru_kwrite_cmd().
+ * The one step of every loop that writes to lruvecs (lrugen age, evict,
+ * lrugen-top's plan, lrugend's aging and reclaim); w stays open for the
+ * next lruvec and the caller closes it. Errors as those two.
+ */
+enum lru_err lru_kwrite_lruvec(struct lru_kwriter *w, const char *root,
+			       const struct lru_snapshot *snap, const struct lru_lruvec *lv,
+			       const struct lru_cmd *cmd, struct lru_error *err);
+
+/*
+ * Is a failed open or write the host's rather than the lruvec's: no access,
+ * a fixture root's regular file, no such file (LRU_EACCES, LRU_ENOTSUP,
+ * LRU_ENOENT)? lrugen's loops stop there: every write after it would fail
+ * alike.
+ */
+bool lru_kwrite_host_failure(enum lru_err code);
+
+/*
  * The lru_err of a kernel errno from debugfs lru_gen (cgroup false) or a
  * memcg's memory.lru_gen (cgroup true), as listed above; *why gets what it
  * means to a person (static text).

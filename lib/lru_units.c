@@ -1,10 +1,12 @@
 #include "lru_units.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 struct unit {
 	const char *name;
@@ -104,6 +106,37 @@ const char *lru_fmt_duration(uint64_t ms, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%llud%02lluh", (unsigned long long)(s / 86400),
 			 (unsigned long long)(s % 86400 / 3600));
+	return buf;
+}
+
+const char *lru_fmt_duration_exact(uint64_t ms, char *buf, size_t size)
+{
+	static const struct {
+		uint64_t mult;
+		const char *unit;
+	} units[] = { { 86400000, "d" }, { 3600000, "h" }, { 60000, "m" }, { 1000, "s" } };
+
+	for (size_t i = 0; ms && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ms % units[i].mult == 0) {
+			snprintf(buf, size, "%" PRIu64 "%s", ms / units[i].mult, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, size, ms ? "%" PRIu64 "ms" : "%" PRIu64, ms);
+	return buf;
+}
+
+const char *lru_fmt_clock(int64_t ms, char *buf, size_t size)
+{
+	time_t s = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!localtime_r(&s, &tm)) {
+		snprintf(buf, size, "?");
+		return buf;
+	}
+	snprintf(buf, size, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)(ms % 1000));
 	return buf;
 }
 

@@ -26,7 +26,14 @@ enum lru_err lru_parse_dec(const char *s, size_t n, uint64_t max, uint64_t *v);
 
 /* "38.0 MiB", "4.0 KiB", "512 B" into buf; returns buf. */
 const char *lru_fmt_bytes(uint64_t bytes, char *buf, size_t size);
-/* "2m00s", "1h05m", "3d04h", "850ms" into buf; returns buf. */
+/* "2m00s", "1h05m", "3d04h", "850ms" into buf (rounded, for reading); returns buf. */
 const char *lru_fmt_duration(uint64_t ms, char *buf, size_t size);
+/*
+ * ms as the shortest exact text lru_parse_duration_ms() reads back: "0",
+ * "250ms", "1500ms", "90s", "2m", "1h", "7d" (settings, prompts, headers).
+ */
+const char *lru_fmt_duration_exact(uint64_t ms, char *buf, size_t size);
+/* Local wall-clock time "HH:MM:SS.mmm" of ms since the epoch ("?" if unknown). */
+const char *lru_fmt_clock(int64_t ms, char *buf, size_t size);
 
 #endif

@@ -202,11 +202,13 @@ static void test_commands_go_to_their_file(void **state)
 		assert_int_equal(lru_cmd_age(&s, &s.lruvecs[1], 1, 1, &cmd, &err), LRU_OK);
 		assert_int_equal(lru_kwrite_cmd(&w, &cmd, NULL, &err), LRU_OK);
 	}
-	assert_int_equal(lru_kwrite_open_lruvec(&w, *state, &s, &s.lruvecs[0], &err), LRU_OK);
+	/* lru_kwrite_lruvec: open and write in one step, from the cgroup file to debugfs */
+	assert_int_equal(lru_cmd_age(&s, &s.lruvecs[0], 1, 1, &cmd, &err), LRU_OK);
+	assert_int_equal(lru_kwrite_lruvec(&w, *state, &s, &s.lruvecs[0], &cmd, &err), LRU_OK);
 	assert_false(w.cgroup);
 	assert_string_equal(w.path, dbg);
-	assert_int_equal(lru_cmd_age(&s, &s.lruvecs[0], 1, 1, &cmd, &err), LRU_OK);
-	assert_int_equal(lru_kwrite_cmd(&w, &cmd, NULL, &err), LRU_OK);
+	/* lv NULL: debugfs lru_gen, here already open */
+	assert_int_equal(lru_kwrite_lruvec(&w, *state, &s, NULL, &cmd, &err), LRU_OK);
 	/* a memory.lru_gen command never goes to debugfs */
 	cmd.cgroup = true;
 	assert_int_equal(lru_kwrite_cmd(&w, &cmd, NULL, &err), LRU_EINVAL);
@@ -219,7 +221,7 @@ static void test_commands_go_to_their_file(void **state)
 	n = read(rd_dbg, buf, sizeof(buf) - 1);
 	assert_true(n > 0);
 	buf[n] = '\0';
-	assert_string_equal(buf, "+ 1 0 6 1 1\n");
+	assert_string_equal(buf, "+ 1 0 6 1 1\n+ 1 0 6 1 1\n");
 	close(rd_cg);
 	close(rd_dbg);
 
@@ -228,6 +230,9 @@ static void test_commands_go_to_their_file(void **state)
 	tu_write(*state, "sys/fs/cgroup/jobs/web/memory.lru_gen", "N1 seq=6 ...\n");
 	assert_int_equal(lru_kwrite_open_lruvec(&w, *state, &s, &s.lruvecs[1], &err), LRU_ENOTSUP);
 	assert_non_null(strstr(err.msg, "is a regular file, not on cgroupfs"));
+	assert_true(lru_kwrite_host_failure(err.code));
+	assert_false(lru_kwrite_host_failure(LRU_EINVAL));
+	assert_false(lru_kwrite_host_failure(LRU_EBUSY));
 	lru_snapshot_release(&s);
 }
 

@@ -1,6 +1,8 @@
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lru_units.h"
 
@@ -72,12 +74,49 @@ static void test_formatting(void **state)
 	assert_string_equal(lru_fmt_duration(273600000, buf, sizeof(buf)), "3d04h");
 }
 
+/* the exact form reads back as the same duration, and is the shortest */
+static void test_exact_durations(void **state)
+{
+	static const struct {
+		uint64_t ms;
+		const char *s;
+	} cases[] = {
+		{ 0, "0" }, { 250, "250ms" }, { 1500, "1500ms" }, { 30000, "30s" }, { 90000, "90s" },
+		{ 120000, "2m" }, { 3600000, "1h" }, { 86400000, "1d" }, { 604800000, "7d" },
+		{ 125000, "125s" },
+	};
+	struct lru_error err;
+	char buf[32];
+	uint64_t ms;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(lru_fmt_duration_exact(cases[i].ms, buf, sizeof(buf)), cases[i].s);
+		assert_int_equal(lru_parse_duration_ms(buf, &ms, &err), LRU_OK);
+		assert_int_equal(ms, cases[i].ms);
+	}
+}
+
+static void test_clock(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	/* 2026-01-02 03:04:05.678 UTC */
+	assert_string_equal(lru_fmt_clock(1767323045678LL, buf, sizeof(buf)), "03:04:05.678");
+	assert_string_equal(lru_fmt_clock(0, buf, sizeof(buf)), "00:00:00.000");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_formatting),
+		cmocka_unit_test(test_exact_durations),
+		cmocka_unit_test(test_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
