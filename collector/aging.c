@@ -78,9 +78,8 @@ void aging_run(struct aging *a, const struct config *cfg, const struct lru_iface
 			continue;
 		}
 		lru_error_clear(&err);
-		if (lru_kwrite_open_lruvec(&w, cfg->root, snap, lv, &err) ||
-		    lru_cmd_age(snap, lv, cfg->can_swap, cfg->force_scan, &cmd, &err) ||
-		    lru_kwrite_cmd(&w, &cmd, NULL, &err)) {
+		if (lru_cmd_age(snap, lv, cfg->can_swap, cfg->force_scan, &cmd, &err) ||
+		    lru_kwrite_lruvec(&w, cfg->root, snap, lv, &cmd, &err)) {
 			/* EEXIST (6.14+): another aging of this lruvec is making the generation */
 			if (err.code == LRU_EBUSY) {
 				skipped++;

@@ -709,8 +709,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_info("lrugend " LRUGEN_VERSION " running: interval %s (phase %s), store %s, metrics %s",
-		 lru_set_fmt_ms(d.cfg.interval_ms, iv, sizeof(iv)),
-		 lru_set_fmt_ms(d.jitter_ms, ph, sizeof(ph)), d.cfg.store[0] ? d.cfg.store : "none",
+		 lru_fmt_duration_exact(d.cfg.interval_ms, iv, sizeof(iv)),
+		 lru_fmt_duration_exact(d.jitter_ms, ph, sizeof(ph)), d.cfg.store[0] ? d.cfg.store : "none",
 		 d.cfg.listen[0] ? d.cfg.listen : "off");
 	sd_notify("READY=1");
 	rc = run_loop(&d);

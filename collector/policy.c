@@ -152,8 +152,7 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_ifa
 		}
 		lru_cmd_format(&cmd, text, sizeof(text));
 		text[strcspn(text, "\n")] = '\0';
-		if (!dry && (lru_kwrite_open_lruvec(&w, cfg->root, snap, lv, &err) ||
-			     lru_kwrite_cmd(&w, &cmd, NULL, &err))) {
+		if (!dry && lru_kwrite_lruvec(&w, cfg->root, snap, lv, &cmd, &err)) {
 			st->reclaim_errors_total++;
 			log_warn("reclaim '%s' node %d: %s", m->path, lv->node, err.msg);
 			continue;
@@ -165,7 +164,7 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_ifa
 		st->reclaim_requested_bytes_total += asked * page;
 		log_info("reclaim '%s' node %d: %s '%s': %s idle longer than %s", m->path, lv->node,
 			 dry ? "would write" : "wrote", text, lru_fmt_bytes(asked * page, b1, sizeof(b1)),
-			 lru_set_fmt_ms(cfg->reclaim_older_than_ms, b2, sizeof(b2)));
+			 lru_fmt_duration_exact(cfg->reclaim_older_than_ms, b2, sizeof(b2)));
 		budget -= asked;
 		pages[lv->memcg] -= asked;
 		if (!budget)

@@ -10,11 +10,6 @@
 
 #include "lru_units.h"
 
-#define SEC 1000ULL
-#define MIN (60 * SEC)
-#define HOUR (60 * MIN)
-#define DAY (24 * HOUR)
-
 static void *field(void *cfg, const struct lru_set_def *d)
 {
 	return (char *)cfg + d->off;
@@ -42,23 +37,6 @@ const struct lru_set_def *lru_set_find(const struct lru_set_def *defs, size_t n,
 		if (defs[i].type != LRU_SET_SECTION && lru_set_same_name(defs[i].name, name, len))
 			return &defs[i];
 	return NULL;
-}
-
-const char *lru_set_fmt_ms(uint64_t ms, char *buf, size_t size)
-{
-	static const struct {
-		uint64_t mult;
-		const char *unit;
-	} units[] = { { DAY, "d" }, { HOUR, "h" }, { MIN, "m" }, { SEC, "s" } };
-
-	for (size_t i = 0; ms && i < sizeof(units) / sizeof(units[0]); i++) {
-		if (ms % units[i].mult == 0) {
-			snprintf(buf, size, "%" PRIu64 "%s", ms / units[i].mult, units[i].unit);
-			return buf;
-		}
-	}
-	snprintf(buf, size, ms ? "%" PRIu64 "ms" : "%" PRIu64, ms);
-	return buf;
 }
 
 /* bytes as the shortest exact size text: 4096, 512K, 16M */
@@ -150,8 +128,8 @@ static enum lru_err check_range(const struct lru_set_def *d, int64_t v, struct l
 	if (v >= d->min && v <= d->max)
 		return LRU_OK;
 	if (d->type == LRU_SET_DURATION || d->type == LRU_SET_DURATIONS) {
-		lru_set_fmt_ms((uint64_t)d->min, lo, sizeof(lo));
-		lru_set_fmt_ms((uint64_t)d->max, hi, sizeof(hi));
+		lru_fmt_duration_exact((uint64_t)d->min, lo, sizeof(lo));
+		lru_fmt_duration_exact((uint64_t)d->max, hi, sizeof(hi));
 	} else if (d->type == LRU_SET_SIZE) {
 		fmt_size((uint64_t)d->min, lo, sizeof(lo));
 		fmt_size((uint64_t)d->max, hi, sizeof(hi));
@@ -357,7 +335,7 @@ const char *lru_set_format(const void *cfg, const struct lru_set_def *d, char *b
 		snprintf(buf, size, "%" PRId64, *(const int64_t *)p);
 		break;
 	case LRU_SET_DURATION:
-		lru_set_fmt_ms(*(const uint64_t *)p, buf, size);
+		lru_fmt_duration_exact(*(const uint64_t *)p, buf, size);
 		break;
 	case LRU_SET_SIZE:
 		fmt_size(*(const uint64_t *)p, buf, size);
@@ -382,7 +360,7 @@ const char *lru_set_format(const void *cfg, const struct lru_set_def *d, char *b
 			char one[32];
 
 			n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "",
-					      lru_set_fmt_ms(l->v[i], one, sizeof(one)));
+					      lru_fmt_duration_exact(l->v[i], one, sizeof(one)));
 		}
 		break;
 	}

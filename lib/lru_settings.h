@@ -97,7 +97,4 @@ void lru_set_release(void *cfg, const struct lru_set_def *defs, size_t n);
 /* s without the blanks (space, tab, CR, LF) around it; cuts s in place */
 char *lru_set_trim(char *s);
 
-/* ms as the shortest exact setting text: 0, 250ms, 90s, 2m, 1h, 7d. */
-const char *lru_set_fmt_ms(uint64_t ms, char *buf, size_t size);
-
 #endif
