@@ -10,17 +10,18 @@
  * escaped text. Colours come from one scheme table indexed by enum top_color;
  * without colours a monochrome table of attributes stands in.
  */
-#include "top.h"
+#include "draw.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lru_esc.h"
 #include "lru_units.h"
 #include "lru_warn.h"
+#include "keys.h"
+#include "top.h"
 
 /* the most bytes one put() draws: a line of a wide terminal, escaped */
 #define TEXT_MAX 2048
@@ -102,49 +103,6 @@ void draw_init_colors(struct top *t)
 		else
 			t->attr[i] = scheme[i].mono;
 	}
-}
-
-const char *draw_fmt_size(uint64_t bytes, char *buf, size_t size)
-{
-	static const char units[] = "BKMGTPE";
-	double v = (double)bytes;
-	int u = 0;
-
-	if (!bytes) {
-		snprintf(buf, size, "0");
-		return buf;
-	}
-	while (v >= 999.5 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (!u)
-		snprintf(buf, size, "%" PRIu64 "B", bytes);
-	else if (v < 99.95)
-		snprintf(buf, size, "%.1f%c", v, units[u]);
-	else
-		snprintf(buf, size, "%.0f%c", v, units[u]);
-	return buf;
-}
-
-static const char *fmt_age(uint64_t ms, char *buf, size_t size)
-{
-	return lru_fmt_duration(ms, buf, size);
-}
-
-/* Local wall-clock time "HH:MM:SS.mmm". */
-static const char *fmt_clock(int64_t ms, char *buf, size_t size)
-{
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (!localtime_r(&s, &tm)) {
-		snprintf(buf, size, "?");
-		return buf;
-	}
-	snprintf(buf, size, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(ms % 1000));
-	return buf;
 }
 
 /* ---- geometry ---------------------------------------------------------------- */
@@ -347,11 +305,11 @@ static void draw_header(struct top *t)
 	if (v->frame.count)
 		snprintf(right, sizeof(right), "%s%sframe %zu/%zu %s", t->paused ? "PAUSED" : "",
 			 t->paused ? " " : "", v->frame.index + 1, v->frame.count,
-			 fmt_clock(v->frame.now_ms, b3, sizeof(b3)));
+			 lru_fmt_clock(v->frame.now_ms, b3, sizeof(b3)));
 	else if (t->paused)
 		snprintf(right, sizeof(right), "PAUSED");
 	else
-		snprintf(right, sizeof(right), "every %s", tl_fmt_dur(t->delay_ms, b3, sizeof(b3)));
+		snprintf(right, sizeof(right), "every %s", lru_fmt_duration_exact(t->delay_ms, b3, sizeof(b3)));
 	limit = t->g.cols - (int)strlen(right) - 1;
 	if (limit < t->g.cols / 2) {
 		limit = t->g.cols;
@@ -390,8 +348,8 @@ static void draw_header(struct top *t)
 		else if (iface == LRU_IFACE_DEBUGFS)
 			header_field(w, t, "", "debugfs", limit);
 	}
-	header_field(w, t, "T ", tl_fmt_dur(top_threshold(t), b1, sizeof(b1)), limit);
-	header_field(w, t, wide ? "window " : "win ", tl_fmt_dur(tl_zooms[t->zoom], b2, sizeof(b2)),
+	header_field(w, t, "T ", lru_fmt_duration_exact(top_threshold(t), b1, sizeof(b1)), limit);
+	header_field(w, t, wide ? "window " : "win ", lru_fmt_duration_exact(tl_zooms[t->zoom], b2, sizeof(b2)),
 		     limit);
 	header_field(w, t, "", t->src->label, limit);
 
@@ -399,11 +357,11 @@ static void draw_header(struct top *t)
 	wmove(w, 1, 0);
 	if (v->frame.nr > 1 || !v->nr_nodes) {
 		snprintf(buf, sizeof(buf), "%zu lruvecs  total %s  hot ", v->nr_items,
-			 draw_fmt_size(v->total.total, b1, sizeof(b1)));
+			 top_fmt_size(v->total.total, b1, sizeof(b1)));
 		put(w, t->attr[CLR_DEFAULT], buf);
-		put(w, t->attr[CLR_METER_HOT], draw_fmt_size(v->total.hot, b2, sizeof(b2)));
+		put(w, t->attr[CLR_METER_HOT], top_fmt_size(v->total.hot, b2, sizeof(b2)));
 		put(w, t->attr[CLR_DEFAULT], "  cold ");
-		put(w, t->attr[CLR_METER_COLD], draw_fmt_size(v->total.cold, b3, sizeof(b3)));
+		put(w, t->attr[CLR_METER_COLD], top_fmt_size(v->total.cold, b3, sizeof(b3)));
 		snprintf(buf, sizeof(buf), " (%d%%)  ",
 			 v->total.total ? (int)(v->total.cold * 100 / v->total.total) : 0);
 		put(w, t->attr[CLR_DEFAULT], buf);
@@ -421,8 +379,8 @@ static void draw_header(struct top *t)
 			wmove(w, 1, (int)i * per);
 			snprintf(buf, sizeof(buf), "N%d", nt->node);
 			put(w, t->attr[CLR_HEADER], buf);
-			snprintf(buf, sizeof(buf), " %s/%s", draw_fmt_size(nt->st.total, b1, sizeof(b1)),
-				 draw_fmt_size(of, b2, sizeof(b2)));
+			snprintf(buf, sizeof(buf), " %s/%s", top_fmt_size(nt->st.total, b1, sizeof(b1)),
+				 top_fmt_size(of, b2, sizeof(b2)));
 			bar = per - 4 - (int)strlen(buf) - 3;
 			if (bar > 24)
 				bar = 24;
@@ -503,11 +461,11 @@ static void col_value(const struct top_view *v, const struct top_row *r, enum to
 		else
 			snprintf(buf, size, "*");
 		break;
-	case COL_TOTAL: draw_fmt_size(s->total, buf, size); break;
-	case COL_ANON: draw_fmt_size(s->anon, buf, size); break;
-	case COL_FILE: draw_fmt_size(s->file, buf, size); break;
-	case COL_HOT: draw_fmt_size(s->hot, buf, size); break;
-	case COL_COLD: draw_fmt_size(s->cold, buf, size); break;
+	case COL_TOTAL: top_fmt_size(s->total, buf, size); break;
+	case COL_ANON: top_fmt_size(s->anon, buf, size); break;
+	case COL_FILE: top_fmt_size(s->file, buf, size); break;
+	case COL_HOT: top_fmt_size(s->hot, buf, size); break;
+	case COL_COLD: top_fmt_size(s->cold, buf, size); break;
 	case COL_COLDPCT:
 		snprintf(buf, size, "%d%%", s->total ? (int)(s->cold * 100 / s->total) : 0);
 		break;
@@ -516,15 +474,15 @@ static void col_value(const struct top_view *v, const struct top_row *r, enum to
 		break;
 	case COL_YOUNG:
 		if (s->nr)
-			fmt_age(s->young_ms, buf, size);
+			lru_fmt_duration(s->young_ms, buf, size);
 		break;
 	case COL_OLD:
 		if (s->nr)
-			fmt_age(s->old_ms, buf, size);
+			lru_fmt_duration(s->old_ms, buf, size);
 		break;
 	case COL_REFAULT:
 		if (s->refault_bps >= 0)
-			draw_fmt_size((uint64_t)s->refault_bps, buf, size);
+			top_fmt_size((uint64_t)s->refault_bps, buf, size);
 		else
 			snprintf(buf, size, "-");
 		break;
@@ -757,13 +715,13 @@ static int details_lruvec(struct top *t, WINDOW *w, int y, int h, const struct t
 
 		tier_text(lv, gi, tiers, sizeof(tiers));
 		snprintf(line, sizeof(line), "          %-6" PRIu64 " %-12s %7s %7s%c %6s%c %7s ",
-			 gen->seq, fmt_clock(gen->birth_ms, b1, sizeof(b1)),
-			 fmt_age(gen->age_ms, b2, sizeof(b2)),
-			 draw_fmt_size(gen->pages[LRU_ANON] * page, b3, sizeof(b3)),
+			 gen->seq, lru_fmt_clock(gen->birth_ms, b1, sizeof(b1)),
+			 lru_fmt_duration(gen->age_ms, b2, sizeof(b2)),
+			 top_fmt_size(gen->pages[LRU_ANON] * page, b3, sizeof(b3)),
 			 gen->evicted & 1 ? 'x' : ' ',
-			 draw_fmt_size(gen->pages[LRU_FILE] * page, b4, sizeof(b4)),
+			 top_fmt_size(gen->pages[LRU_FILE] * page, b4, sizeof(b4)),
 			 gen->evicted & 2 ? 'x' : ' ',
-			 draw_fmt_size((gen->pages[LRU_ANON] + gen->pages[LRU_FILE]) * page, b5,
+			 top_fmt_size((gen->pages[LRU_ANON] + gen->pages[LRU_FILE]) * page, b5,
 				       sizeof(b5)));
 		wmove(w, y, 0);
 		putn(w, t->attr[CLR_DEFAULT], line, t->g.cols);
@@ -845,9 +803,9 @@ static void draw_details(struct top *t)
 	fill_to(w, t->attr[CLR_COLHDR], t->g.cols);
 	if (r->kind == ROW_GROUP) {
 		snprintf(line, sizeof(line), "  total %s  anon %s  file %s  hot %s  cold %s at T",
-			 draw_fmt_size(r->st.total, b1, sizeof(b1)), draw_fmt_size(r->st.anon, b2, sizeof(b2)),
-			 draw_fmt_size(r->st.file, b3, sizeof(b3)), draw_fmt_size(r->st.hot, b4, sizeof(b4)),
-			 draw_fmt_size(r->st.cold, b5, sizeof(b5)));
+			 top_fmt_size(r->st.total, b1, sizeof(b1)), top_fmt_size(r->st.anon, b2, sizeof(b2)),
+			 top_fmt_size(r->st.file, b3, sizeof(b3)), top_fmt_size(r->st.hot, b4, sizeof(b4)),
+			 top_fmt_size(r->st.cold, b5, sizeof(b5)));
 		wmove(w, y++, 0);
 		putn(w, t->attr[CLR_DEFAULT], line, t->g.cols);
 		details_warnings(t, w, y, r->st.warnings);
@@ -863,10 +821,10 @@ static void draw_details(struct top *t)
 		snprintf(line, sizeof(line),
 			 "  memory.stat  anon %s  file %s  inactive_file %s  current %s  "
 			 "refaults anon %" PRIu64 " file %" PRIu64 "  psi some %.2f full %.2f",
-			 draw_fmt_size(st->anon_bytes, b1, sizeof(b1)),
-			 draw_fmt_size(st->file_bytes, b2, sizeof(b2)),
-			 draw_fmt_size(st->inactive_file_bytes, b3, sizeof(b3)),
-			 draw_fmt_size(st->current_bytes, b4, sizeof(b4)), st->refault_anon,
+			 top_fmt_size(st->anon_bytes, b1, sizeof(b1)),
+			 top_fmt_size(st->file_bytes, b2, sizeof(b2)),
+			 top_fmt_size(st->inactive_file_bytes, b3, sizeof(b3)),
+			 top_fmt_size(st->current_bytes, b4, sizeof(b4)), st->refault_anon,
 			 st->refault_file, st->some_avg10, st->full_avg10);
 		putn(w, t->attr[CLR_DEFAULT], line, t->g.cols);
 	} else {
@@ -991,7 +949,7 @@ static void frame(struct top *t, WINDOW *w, int h, int wd)
 static void draw_confirm(struct top *t)
 {
 	char lines[24][128];
-	size_t n = keys_plan_lines(t, lines, 24), i;
+	size_t n = plan_lines(t, lines, 24), i;
 	int wd = 0, h, y0, x0;
 	WINDOW *w;
 

@@ -6,7 +6,19 @@
  * then runs the loop: fetch -> update the view -> draw the panels asked for
  * -> wait for a key or the next refresh. The terminal is restored on every
  * way out: normal exit, -n, fatal errors, SIGINT/SIGTERM/SIGHUP, and crashes.
+ *
+ * The modules call down a tree, one header each; none calls back up:
+ *   lrugen-top.c  options, the loop        -> draw, keys, plan, source, view, top
+ *   draw.c        the panels               -> keys (help), plan (dialog), view, timeline, top
+ *   keys.c        key table, modal input   -> plan, view, source, timeline, top
+ *   plan.c        age/evict plan, writes   -> source, view, top
+ *   top.c         status message, T, sizes -> timeline
+ *   source.c      frames: kernel, fixture  -> replay.c, fleet.c
+ *   view.c, timeline.c: the model and the axis, no curses, no other module
  */
+#include "draw.h"
+#include "keys.h"
+#include "plan.h"
 #include "top.h"
 
 #include <errno.h>
@@ -102,22 +114,6 @@ static void die(int code, const char *fmt, ...)
 	lru_esc(esc, sizeof(esc), msg, strlen(msg), LRU_ESC_TERM);
 	fprintf(stderr, PROG ": %s\n", esc);
 	exit(code);
-}
-
-void top_message(struct top *t, bool err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
-	va_end(ap);
-	t->msg_err = err;
-	t->msg_until_ms = lru_now_ms() + (err ? 6000 : 3000);
-}
-
-uint64_t top_threshold(const struct top *t)
-{
-	return t->thr < tl_nr_thresholds ? tl_thresholds[t->thr] : t->custom_threshold_ms;
 }
 
 static int exit_code(enum lru_err rc)
@@ -530,7 +526,7 @@ int main(int argc, char **argv)
 		delscreen(screen);
 	top_source_free(t.src);
 	view_release(&t.view);
-	keys_plan_release(&t.plan);
+	plan_release(&t.plan);
 	if (cl.token_file)
 		free((char *)cl.src.token);
 	if (got_signal)

@@ -22,17 +22,16 @@ const uint64_t tl_thresholds[] = {
 };
 const size_t tl_nr_thresholds = sizeof(tl_thresholds) / sizeof(tl_thresholds[0]);
 
-const char *tl_fmt_dur(uint64_t ms, char *buf, size_t size)
+/*
+ * An axis label: the exact form where it is a whole number of seconds
+ * below a minute or of minutes ("30s", "2m", "1h"), else rounded ("22.5s",
+ * "7m30s") to stay short.
+ */
+static const char *axis_dur(uint64_t ms, char *buf, size_t size)
 {
-	if (ms && ms % HOUR == 0)
-		snprintf(buf, size, "%lluh", (unsigned long long)(ms / HOUR));
-	else if (ms && ms % MIN == 0)
-		snprintf(buf, size, "%llum", (unsigned long long)(ms / MIN));
-	else if (ms && ms % SEC == 0 && ms < MIN)
-		snprintf(buf, size, "%llus", (unsigned long long)(ms / SEC));
-	else
-		lru_fmt_duration(ms, buf, size);
-	return buf;
+	if (ms && (ms % MIN == 0 || (ms % SEC == 0 && ms < MIN)))
+		return lru_fmt_duration_exact(ms, buf, size);
+	return lru_fmt_duration(ms, buf, size);
 }
 
 size_t tl_zoom_fit(uint64_t span_ms)
@@ -145,13 +144,13 @@ void tl_axis_labels(const struct tl_axis *ax, uint64_t threshold_ms, char *out)
 			out[tc] = 'T';
 	}
 	place(out, w, w - 3, "now");
-	snprintf(buf, sizeof(buf), "-%s", tl_fmt_dur(ax->window_ms, dur, sizeof(dur)));
+	snprintf(buf, sizeof(buf), "-%s", axis_dur(ax->window_ms, dur, sizeof(dur)));
 	place(out, w, 0, buf);
 	/* quarter marks where they fit */
 	for (i = 1; i < 4; i++) {
 		uint64_t ago = ax->window_ms * (uint64_t)(4 - i) / 4;
 
-		snprintf(buf, sizeof(buf), "-%s", tl_fmt_dur(ago, dur, sizeof(dur)));
+		snprintf(buf, sizeof(buf), "-%s", axis_dur(ago, dur, sizeof(dur)));
 		place(out, w, w * i / 4 - (int)strlen(buf) / 2, buf);
 	}
 }

@@ -41,9 +41,6 @@ extern const size_t tl_nr_zooms;
 extern const uint64_t tl_thresholds[];
 extern const size_t tl_nr_thresholds;
 
-/* A duration in its shortest exact form ("2m", "30s", "1h"), else "2m05s". */
-const char *tl_fmt_dur(uint64_t ms, char *buf, size_t size);
-
 /* The zoom step that fits span_ms (the smallest at least 10% larger). */
 size_t tl_zoom_fit(uint64_t span_ms);
 

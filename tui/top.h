@@ -1,6 +1,8 @@
 /*
  * top.h - the state lrugen-top's modules share: options, the source, the
- * view, the screen's geometry and the modal state of the keyboard.
+ * view, the screen's geometry and the modal state of the keyboard; and the
+ * three helpers every module uses (top.c): the status message, the
+ * threshold in force, compact sizes. top.c calls no other tui module.
  *
  * The loop (lrugen-top.c) is update-then-draw: a key's action returns a
  * bitmask of what must happen (TOP_REFRESH fetches a frame, TOP_RECOMPUTE
@@ -17,7 +19,7 @@
 
 #include <curses.h>
 
-#include "lru_cmd.h"
+#include "plan.h"
 #include "source.h"
 #include "timeline.h"
 #include "view.h"
@@ -51,21 +53,6 @@ enum top_color {
 	CLR_COLHDR_SORT, CLR_SELECTED, CLR_GROUP, CLR_TREE, CLR_DIM, CLR_HOT, CLR_COLD,
 	CLR_HOT_BIG, CLR_COLD_BIG, CLR_MARK_T, CLR_NOW, CLR_STATUS, CLR_STATUS_KEY,
 	CLR_STATUS_ERR, CLR_STATUS_INFO, CLR_DIALOG, CLR_DIALOG_TITLE, CLR_WARN, CLR_NR
-};
-
-struct top_plan_cmd {		/* one command and where it goes */
-	struct lru_cmd cmd;
-	char *memcg;		/* the memcg's path: its lruvec is found again to write */
-	char *file;		/* root-relative kernel file (top_source_cmd_file) */
-};
-
-struct top_plan {		/* commands waiting for 'y' */
-	char op;		/* '+' or '-' */
-	struct top_plan_cmd *cmds;
-	size_t nr;
-	uint64_t bytes;
-	char what[160];		/* "/jobs/web node 1" */
-	uint64_t older_than_ms;
 };
 
 struct top_geom {
@@ -114,28 +101,14 @@ struct top {
 	int help_top;
 };
 
-/* status bar: a message shown for a few seconds (err: in the error colour) */
+/* The status bar: a message shown for a few seconds (err: in the error colour). */
 void top_message(struct top *t, bool err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* the threshold in force */
+/* The threshold T in force: a step of tl_thresholds, or the custom one (-T). */
 uint64_t top_threshold(const struct top *t);
 
-/* draw.c */
-void draw_init_colors(struct top *t);
-void draw_layout(struct top *t);	/* (re)create windows for the terminal size */
-void draw_panels(struct top *t, unsigned what);
-void draw_free(struct top *t);
-/* Compact sizes and durations for table cells: "82.0M", "2m05s". */
-const char *draw_fmt_size(uint64_t bytes, char *buf, size_t size);
-
-/* keys.c */
-unsigned keys_handle(struct top *t, int ch);
-/* The key table, for the help screen: lines of "keys  description". */
-size_t keys_help(char lines[][96], size_t max);
-/* The plan's confirmation text, one line per element. */
-size_t keys_plan_lines(const struct top *t, char lines[][128], size_t max);
-/* Free the plan's commands (the plan stays usable, empty). */
-void keys_plan_release(struct top_plan *p);
+/* A compact size for table cells and dialogs: "0", "512B", "82.0M", "1.2G". */
+const char *top_fmt_size(uint64_t bytes, char *buf, size_t size);
 
 #endif
