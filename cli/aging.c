@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lru_cmd.h"
+#include "lru_kwrite.h"
 
 /* how long to re-read a lruvec that another aging is working on, and how often */
 #define AGE_WAIT_MS 2000
@@ -36,16 +37,15 @@ static bool age_one(struct cli *cli, const struct lru_snapshot *s, const struct 
 		    bool can_swap, bool force_scan, struct aged *a, struct lru_error *err)
 {
 	struct lru_cmd cmd;
-	int kerr;
 
 	lru_error_clear(err);
 	a->wrote = lru_cmd_age(s, lv, can_swap, force_scan, &cmd, err);
 	if (!a->wrote)
-		a->wrote = cli_write_cmd(cli, s, lv, &cmd, &kerr, err);
+		a->wrote = lru_kwrite_lruvec(&cli->kw, cli->root, s, lv, &cmd, err);
 	if (!a->wrote)
 		return false;
 	snprintf(a->msg, sizeof(a->msg), "%s", err->msg);
-	return err->code == LRU_EACCES || err->code == LRU_ENOTSUP || err->code == LRU_ENOENT;
+	return lru_kwrite_host_failure(err->code);
 }
 
 static int64_t monotonic_ms(void)
@@ -139,49 +139,101 @@ static void report_one(const struct aged *a, bool quiet, json_t *report)
 	}
 }
 
+/*
+ * Write the first aging command of every selected online lruvec of s into
+ * list (room for each lruvec), *n counting them. Returns an exit code: a
+ * failure of the host stops it.
+ */
+static int age_all(struct cli *cli, const struct cli_select *sel, const struct lru_snapshot *s,
+		   bool can_swap, bool force_scan, struct aged *list, size_t *n)
+{
+	struct lru_error err;
+
+	for (size_t i = 0; i < s->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &s->lruvecs[i];
+		const struct lru_memcg *m = lru_lruvec_memcg(s, lv);
+		struct aged *a = &list[*n];
+
+		if (!cli_selected(sel, s, lv) || lru_memcg_dying(s, m))
+			continue;
+		a->path = strdup(m->path);
+		a->memcg_id = m->id;
+		a->no_id = lru_memcg_uses_cgroup(s, m);
+		a->node = lv->node;
+		a->old_max = lru_lruvec_max_seq(lv);
+		++*n;
+		if (age_one(cli, s, lv, can_swap, force_scan, a, &err))
+			return cli_fail(&err);
+	}
+	return CLI_OK;
+}
+
+/*
+ * Re-read until every lruvec is settled. A write that succeeded without
+ * aging is written once more (at once); one the kernel refused because
+ * another aging was at work is never written again, only re-read until
+ * that aging shows, for at most AGE_WAIT_MS. Returns an exit code.
+ */
+static int settle(struct cli *cli, struct lru_snapshot *s, bool can_swap, bool force_scan,
+		  struct aged *list, size_t n)
+{
+	int64_t deadline = monotonic_ms() + AGE_WAIT_MS;
+	struct lru_error err;
+	int rc;
+
+	for (;;) {
+		bool timed_out = monotonic_ms() >= deadline, waiting = false, again = false;
+
+		lru_snapshot_release(s);
+		rc = cli_load(cli, s);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < n; i++) {
+			const struct lru_lruvec *lv;
+			int step;
+
+			if (list[i].done)
+				continue;
+			lv = lru_snapshot_find(s, list[i].path, 0, list[i].node);
+			if (!lv) {
+				list[i].done = list[i].failed = true;
+				snprintf(list[i].msg, sizeof(list[i].msg), "memcg '%s' node %d disappeared",
+					 list[i].path, list[i].node);
+				continue;
+			}
+			step = step_one(cli, s, lv, can_swap, force_scan, &list[i], timed_out, &err);
+			if (step < 0)
+				return cli_fail(&err);
+			again |= step == LRU_AGE_RETRY;
+			waiting |= step == LRU_AGE_WAIT && !list[i].done;
+		}
+		if (!again && !waiting)
+			return CLI_OK;
+		if (!again)
+			sleep_ms(AGE_POLL_MS);
+	}
+}
+
 int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool force_scan,
 	    bool quiet, json_t *report)
 {
+	static const struct cli_setup setup = CLI_SETUP_AGE;
 	struct lru_snapshot s;
 	struct aged *list = NULL;
-	struct lru_error err;
 	size_t n = 0, i, failed = 0;
-	int64_t deadline;
-	int rc;
+	int rc = cli_setup(cli, &setup, sel, &s);
 
-	lru_snapshot_init(&s);
-	rc = cli_load(cli, &s);
-	if (!rc && sel->have_id)
-		rc = cli_check_selection(sel, &s);
 	if (rc)
 		goto out;
-	if (!cli_mglru_on(cli, &s, true)) {
-		cli_err("MGLRU is off: aging would not be used by reclaim; turn it on with 'lrugen enable'");
-		rc = CLI_ENV;
-		goto out;
-	}
 	list = calloc(s.nr_lruvecs ? s.nr_lruvecs : 1, sizeof(*list));
 	if (!list) {
 		cli_err("out of memory");
 		rc = CLI_FAIL;
 		goto out;
 	}
-	for (i = 0; i < s.nr_lruvecs; i++) {
-		const struct lru_lruvec *lv = &s.lruvecs[i];
-		const struct lru_memcg *m = lru_lruvec_memcg(&s, lv);
-
-		if (!cli_selected(sel, &s, lv) || lru_memcg_dying(&s, m))
-			continue;
-		list[n].path = strdup(m->path);
-		list[n].memcg_id = m->id;
-		list[n].no_id = lru_memcg_uses_cgroup(&s, m);
-		list[n].node = lv->node;
-		list[n].old_max = lru_lruvec_max_seq(lv);
-		if (age_one(cli, &s, lv, can_swap, force_scan, &list[n++], &err)) {
-			rc = cli_fail(&err);
-			goto out;
-		}
-	}
+	rc = age_all(cli, sel, &s, can_swap, force_scan, list, &n);
+	if (rc)
+		goto out;
 	if (!n) {
 		rc = cli_check_selection(sel, &s);
 		if (!rc) {
@@ -190,46 +242,9 @@ int cli_age(struct cli *cli, const struct cli_select *sel, bool can_swap, bool f
 		}
 		goto out;
 	}
-	/*
-	 * Re-read until every lruvec is settled. A write that succeeded without
-	 * aging is written once more (at once); one the kernel refused because
-	 * another aging was at work is never written again, only re-read until
-	 * that aging shows, for at most AGE_WAIT_MS.
-	 */
-	deadline = monotonic_ms() + AGE_WAIT_MS;
-	for (;;) {
-		bool timed_out = monotonic_ms() >= deadline, waiting = false, again = false;
-
-		lru_snapshot_release(&s);
-		rc = cli_load(cli, &s);
-		if (rc)
-			goto out;
-		for (i = 0; i < n; i++) {
-			const struct lru_lruvec *lv;
-			int step;
-
-			if (list[i].done)
-				continue;
-			lv = lru_snapshot_find(&s, list[i].path, 0, list[i].node);
-			if (!lv) {
-				list[i].done = list[i].failed = true;
-				snprintf(list[i].msg, sizeof(list[i].msg), "memcg '%s' node %d disappeared",
-					 list[i].path, list[i].node);
-				continue;
-			}
-			step = step_one(cli, &s, lv, can_swap, force_scan, &list[i], timed_out, &err);
-			if (step < 0) {
-				rc = cli_fail(&err);
-				goto out;
-			}
-			again |= step == LRU_AGE_RETRY;
-			waiting |= step == LRU_AGE_WAIT && !list[i].done;
-		}
-		if (!again && !waiting)
-			break;
-		if (!again)
-			sleep_ms(AGE_POLL_MS);
-	}
+	rc = settle(cli, &s, can_swap, force_scan, list, n);
+	if (rc)
+		goto out;
 	for (i = 0; i < n; i++) {
 		failed += list[i].failed;
 		report_one(&list[i], quiet, report);

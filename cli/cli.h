@@ -2,9 +2,14 @@
  * cli.h - what the lrugen subcommands share.
  *
  * Each command lives in cmd-NAME.c and exports one "int cmd_NAME(struct cli *,
- * int argc, char **argv)" listed in the table in lrugen.c. Commands return an
- * exit code (enum cli_exit) and print errors through cli_err(); only main()
- * exits.
+ * int argc, char **argv)" listed in the table in lrugen.c with its setup
+ * (git's RUN_SETUP): which snapshot checks cli_setup() makes once the
+ * command has parsed its options. Commands return an exit code (enum
+ * cli_exit) and print errors through cli_err(); only main() exits.
+ *
+ * Files: lrugen.c (the table, global options), common.c (options, setup,
+ * loading, output), aging.c (cli_age, shared by age and wss --age-first),
+ * cmd-NAME.c (one command each).
  */
 #ifndef CLI_H
 #define CLI_H
@@ -17,6 +22,7 @@
 
 #include "lru_err.h"
 #include "lru_iface.h"
+#include "lru_kwrite.h"
 #include "lru_model.h"
 #include "lru_warn.h"
 
@@ -29,6 +35,25 @@ enum cli_exit {
 	CLI_REFUSED = 4,	/* lrugen refused: stale snapshot, too-young eviction */
 };
 
+/*
+ * What cli_setup() does after a command's options (struct cli_setup.flags);
+ * it always reads the snapshot (cli_load) first.
+ */
+enum {
+	CLI_CHECK_SELECTION = 1u << 0,	/* a --memcg, --memcg-id or --node must match */
+	CLI_CHECK_ID = 1u << 1,		/* only --memcg-id is checked before the work */
+	CLI_MGLRU_WARN = 1u << 2,	/* warn when MGLRU is off */
+	CLI_MGLRU_NEED = 1u << 3,	/* refuse (exit 3) when MGLRU is off */
+};
+
+struct cli_setup {
+	unsigned flags;
+	const char *mglru_off;	/* CLI_MGLRU_NEED: why it matters, for the error */
+};
+
+/* age's setup: the table's and cli_age's (wss --age-first ages too) */
+#define CLI_SETUP_AGE { CLI_CHECK_ID | CLI_MGLRU_NEED, "aging would not be used by reclaim" }
+
 struct cli {
 	const char *root;	/* --root DIR, or NULL for / */
 	bool json;		/* --json */
@@ -37,11 +62,14 @@ struct cli {
 	bool iface_chosen;	/* iface is filled (by the first cli_load) */
 	struct lru_iface iface;	/* the interface in use and why */
 	struct lru_damon damon;	/* DAMON monitors seen by the last cli_load */
+	struct lru_kwriter kw;	/* where commands go (lru_kwrite_lruvec); main closes it */
+	const struct cli_setup *setup;	/* the running command's, from the table */
 };
 
 struct cli_cmd {
 	const char *name;
 	int (*run)(struct cli *cli, int argc, char **argv);
+	struct cli_setup setup;
 	const char *summary;
 };
 
@@ -137,6 +165,15 @@ int cli_set_interface(struct cli *cli, const char *name, const char *from);
 int cli_load(struct cli *cli, struct lru_snapshot *snap);
 
 /*
+ * The setup of a command that reads generations, as setup's flags say:
+ * initialise snap and cli_load() it, check the selection sel (may be NULL),
+ * warn about or refuse MGLRU off. Returns an exit code; the caller releases
+ * snap whatever it is.
+ */
+int cli_setup(struct cli *cli, const struct cli_setup *setup, const struct cli_select *sel,
+	      struct lru_snapshot *snap);
+
+/*
  * Accuracy warnings (lru_warn.h): cli_load() sets them on the snapshot.
  * cli_warnings_json() is a JSON array of codes ([] for none);
  * cli_warning_notes() prints one footnote per code in mask (lruvec codes,
@@ -157,17 +194,6 @@ void cli_before_aging(struct cli *cli, bool keep);
 json_t *cli_memcg_id_json(const struct lru_snapshot *snap, const struct lru_memcg *m);
 /* Warn on stderr when MGLRU is off; returns true when it is on. */
 bool cli_mglru_on(struct cli *cli, const struct lru_snapshot *snap, bool quiet);
-
-/*
- * Write one command for lv of snap (lru_kwrite: to the memcg's memory.lru_gen
- * or to debugfs lru_gen, as lru_kwrite_open_lruvec() decides; lv NULL:
- * debugfs) in one write(2), the kernel's errno explained. Returns 0 or the
- * lru_err with err set.
- */
-struct lru_cmd;
-enum lru_err cli_write_cmd(struct cli *cli, const struct lru_snapshot *snap,
-			   const struct lru_lruvec *lv, const struct lru_cmd *cmd,
-			   int *kernel_errno, struct lru_error *err);
 
 /* Parse an unsigned decimal option value; prints an error and returns -1 if bad. */
 int cli_parse_u64(const char *opt, const char *arg, uint64_t *v);
@@ -195,8 +221,6 @@ int cli_finish(int rc);
 /* Depth of a memcg path ("/" 0, "/a" 1, "/a/b" 2) and its last component. */
 int cli_path_depth(const char *path);
 const char *cli_path_leaf(const char *path);
-/* Local wall-clock time "HH:MM:SS.mmm" of ms since the epoch. */
-const char *cli_fmt_clock(int64_t ms, char *buf, size_t size);
 
 const char *cli_source_name(enum lru_source src);
 

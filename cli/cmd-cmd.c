@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lru_cmd.h"
+#include "lru_kwrite.h"
 
 static const char usage[] =
 	"usage: lrugen cmd [--no-check] [--dry-run] 'COMMAND' ...\n"
@@ -22,7 +23,12 @@ static const char usage[] =
 	"  --no-check   send the command unchecked and report the kernel's answer\n"
 	"  --dry-run    check only, write nothing\n";
 
-int cmd_cmd(struct cli *cli, int argc, char **argv)
+/*
+ * Parse our options: "- 3 1 5" looks like an option to getopt, so options
+ * end at the first argument that is not one of ours. Leaves optind at the
+ * first command; -1 to go on, else the exit code to return.
+ */
+static int cmd_options(struct cli *cli, int argc, char **argv, bool *check, bool *dry)
 {
 	static const struct option opts[] = {
 		{ "no-check", no_argument, NULL, 'n' },
@@ -30,17 +36,7 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	bool check = true, dry = false;
-	struct lru_snapshot s;
-	struct lru_error err;
-	json_t *report = NULL;
-	int opt, rc, i;
-
-	/*
-	 * "- 3 1 5" looks like an option to getopt: options end at the first
-	 * argument that is not one of ours.
-	 */
-	int nopt = 1;
+	int nopt = 1, opt, rc;
 
 	while (nopt < argc && (!strncmp(argv[nopt], "--", 2) || !strcmp(argv[nopt], "-h"))) {
 		if (!strcmp(argv[nopt], "--"))
@@ -52,10 +48,10 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 	while ((opt = getopt_long(nopt, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			check = false;
+			*check = false;
 			break;
 		case 'd':
-			dry = true;
+			*dry = true;
 			break;
 		default:
 			rc = cli_common_opt(cli, NULL, opt, usage);
@@ -76,77 +72,102 @@ int cmd_cmd(struct cli *cli, int argc, char **argv)
 			"use 'lrugen age' or 'lrugen evict' (or --interface debugfs)");
 		return CLI_USAGE;
 	}
+	return -1;
+}
+
+/*
+ * After '+' (text) was written where max_seq was before: read again and
+ * refuse when nothing changed (kernels that ignore a stale MAX_SEQ), warn
+ * when a stale one aged anyway (6.14 and later). Returns an exit code.
+ */
+static int check_aged(struct cli *cli, const struct lru_cmd *c, const char *text, uint64_t before)
+{
+	struct lru_snapshot after;
+	int rc = CLI_OK;
+
+	lru_snapshot_init(&after);
+	if (!cli_load(cli, &after)) {
+		const struct lru_lruvec *alv = lru_snapshot_find(&after, NULL, c->memcg_id, c->node);
+
+		if (alv && lru_lruvec_max_seq(alv) == before) {
+			cli_err("'%s' changed nothing: max_seq is still %" PRIu64
+				" (the kernel ignores a stale MAX_SEQ)", text, before);
+			rc = CLI_REFUSED;
+		} else if (alv && c->seq < before) {
+			cli_warn("'%s' names a stale MAX_SEQ (%" PRIu64 "), and the kernel "
+				 "aged anyway: max_seq is now %" PRIu64, text, before,
+				 lru_lruvec_max_seq(alv));
+		}
+	}
+	lru_snapshot_release(&after);
+	return rc;
+}
+
+/* Check (unless !check) and write (unless dry) one command arg; returns an exit code. */
+static int cmd_one(struct cli *cli, const char *arg, bool check, bool dry, struct lru_snapshot *s,
+		   json_t *report)
+{
+	const struct lru_lruvec *lv;
+	char text[LRU_CMD_MAX];
+	struct lru_error err;
+	uint64_t before = 0;
+	struct lru_cmd c;
+	int rc = CLI_OK;
+
+	lru_error_clear(&err);
+	if (lru_cmd_parse(arg, &c, &err)) {
+		cli_err("'%s': %s", arg, err.msg);
+		return CLI_USAGE;
+	}
+	lru_cmd_format(&c, text, sizeof(text));
+	lru_snapshot_release(s);
+	if (check || c.op == '+') {
+		rc = cli_load(cli, s);
+		if (rc)
+			return rc;
+	}
+	if (check && lru_cmd_check(s, &c, &err)) {
+		rc = cli_fail(&err);
+		return err.code == LRU_ENOENT ? CLI_USAGE : rc;	/* no such memcg or node */
+	}
+	lv = lru_snapshot_find(s, NULL, c.memcg_id, c.node);
+	if (lv)
+		before = lru_lruvec_max_seq(lv);
+	if (!dry && lru_kwrite_lruvec(&cli->kw, cli->root, s, NULL, &c, &err)) {
+		rc = cli_fail(&err);
+		return rc == CLI_REFUSED ? CLI_FAIL : rc;	/* refused by the kernel, not by us */
+	}
+	text[strcspn(text, "\n")] = '\0';
+	if (!cli->json)
+		printf("%s '%s'\n", dry ? "would write" : "wrote", text);
+	if (!dry && c.op == '+' && lv)
+		rc = check_aged(cli, &c, text, before);
+	if (report) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "command", json_string(text));
+		json_object_set_new(o, "written", json_boolean(!dry));
+		json_array_append_new(report, o);
+	}
+	return rc;
+}
+
+int cmd_cmd(struct cli *cli, int argc, char **argv)
+{
+	bool check = true, dry = false;
+	struct lru_snapshot s;
+	json_t *report = NULL;
+	int rc = cmd_options(cli, argc, argv, &check, &dry);
+
+	if (rc >= 0)
+		return rc;
 	cli->iface_mode = LRU_IFACE_DEBUGFS;
 	if (cli->json)
 		report = json_array();
 	lru_snapshot_init(&s);
 	rc = CLI_OK;
-	for (i = optind; i < argc && !rc; i++) {
-		struct lru_cmd c;
-		char text[LRU_CMD_MAX];
-		int kerr;
-		const struct lru_lruvec *lv;
-		uint64_t before = 0;
-
-		lru_error_clear(&err);
-		if (lru_cmd_parse(argv[i], &c, &err)) {
-			cli_err("'%s': %s", argv[i], err.msg);
-			rc = CLI_USAGE;
-			break;
-		}
-		lru_cmd_format(&c, text, sizeof(text));
-		lru_snapshot_release(&s);
-		if (check || c.op == '+') {
-			rc = cli_load(cli, &s);
-			if (rc)
-				break;
-		}
-		if (check && lru_cmd_check(&s, &c, &err)) {
-			rc = cli_fail(&err);
-			if (err.code == LRU_ENOENT)	/* no such memcg or node */
-				rc = CLI_USAGE;
-			break;
-		}
-		lv = lru_snapshot_find(&s, NULL, c.memcg_id, c.node);
-		if (lv)
-			before = lru_lruvec_max_seq(lv);
-		if (!dry && cli_write_cmd(cli, &s, NULL, &c, &kerr, &err)) {
-			rc = cli_fail(&err);
-			if (rc == CLI_REFUSED)	/* refused by the kernel, not by us */
-				rc = CLI_FAIL;
-			break;
-		}
-		text[strcspn(text, "\n")] = '\0';
-		if (!cli->json)
-			printf("%s '%s'\n", dry ? "would write" : "wrote", text);
-		if (!dry && c.op == '+' && lv) {
-			struct lru_snapshot after;
-
-			lru_snapshot_init(&after);
-			if (!cli_load(cli, &after)) {
-				const struct lru_lruvec *alv = lru_snapshot_find(&after, NULL, c.memcg_id,
-										 c.node);
-				if (alv && lru_lruvec_max_seq(alv) == before) {
-					cli_err("'%s' changed nothing: max_seq is still %" PRIu64
-						" (the kernel ignores a stale MAX_SEQ)", text, before);
-					rc = CLI_REFUSED;
-				} else if (alv && c.seq < before) {
-					/* 6.14 and later age whatever seq they are given */
-					cli_warn("'%s' names a stale MAX_SEQ (%" PRIu64 "), and the kernel "
-						 "aged anyway: max_seq is now %" PRIu64, text, before,
-						 lru_lruvec_max_seq(alv));
-				}
-			}
-			lru_snapshot_release(&after);
-		}
-		if (report) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "command", json_string(text));
-			json_object_set_new(o, "written", json_boolean(!dry));
-			json_array_append_new(report, o);
-		}
-	}
+	for (int i = optind; i < argc && !rc; i++)
+		rc = cmd_one(cli, argv[i], check, dry, &s, report);
 	lru_snapshot_release(&s);
 	if (report) {
 		if (!rc)

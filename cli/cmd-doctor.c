@@ -1,7 +1,4 @@
-/*
- * cmd-doctor.c - lrugen doctor (can this host do MGLRU telemetry?) and
- * lrugen enable (turn MGLRU on).
- */
+/* cmd-doctor.c - lrugen doctor: can this host do MGLRU telemetry, and how to fix what is missing. */
 #include "cli.h"
 
 #include <errno.h>
@@ -30,21 +27,6 @@ static const char doctor_usage[] =
 	"no such file ('rootmemcg' says whether it is included). Each finding\n"
 	"is 'ok', 'warn' or 'FAIL' with the command that fixes it. Exit code 3 when\n"
 	"something fails.\n";
-
-static const char enable_usage[] =
-	"usage: lrugen enable [--bits N] [--json]\n"
-	"\n"
-	"Turn MGLRU on by writing /sys/kernel/mm/lru_gen/enabled. Without --bits it\n"
-	"writes 'y' and then, on kernels before 6.12, clears 0x0004 (non-leaf PMD\n"
-	"young bits): with it, a forced aging of one node can hide accesses from the\n"
-	"next node's aging, so 0x0003 is the accurate setting for telemetry there.\n"
-	"Turning the core bit on moves every page and may take a moment.\n"
-	"It also turns damon_stat off where this kernel's aging cannot see the\n"
-	"accesses DAMON clears (Debian's 7.x kernels turn it on at boot; see 'lrugen\n"
-	"doctor'), unless --keep-damon.\n"
-	"\n"
-	"  --bits N      write exactly N (e.g. 0x0007, 3, or n to turn MGLRU off)\n"
-	"  --keep-damon  leave damon_stat running\n";
 
 enum status { ST_OK, ST_WARN, ST_FAIL, ST_INFO };
 static const char *const status_names[] = { "ok", "warn", "FAIL", "info" };
@@ -409,72 +391,4 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 					 : "this host is ready for lrugen");
 	}
 	return d.fails ? CLI_ENV : CLI_OK;
-}
-
-static int write_enabled(struct cli *cli, const char *value, struct lru_error *err)
-{
-	return lru_sys_write_knob(cli->root, LRU_PATH_ENABLED, value, err) ? -1 : 0;
-}
-
-int cmd_enable(struct cli *cli, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "bits", required_argument, NULL, 'b' },
-		{ "keep-damon", no_argument, NULL, 'K' },
-		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *bits = NULL;
-	bool keep_damon = false;
-	struct lru_error err;
-	unsigned before = 0, after = 0;
-	char rel[128];
-	int opt, rc, major = 0, minor = 0;
-
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'b') {
-			bits = optarg;
-			continue;
-		}
-		if (opt == 'K') {
-			keep_damon = true;
-			continue;
-		}
-		rc = cli_common_opt(cli, NULL, opt, enable_usage);
-		if (rc >= 0)
-			return rc;
-	}
-	if (cli_no_more_args("enable", argc, argv))
-		return CLI_USAGE;
-	lru_error_clear(&err);
-	if (lru_sys_read_enabled(cli->root, &before, &err)) {
-		cli_err("%s: this kernel has no MGLRU (CONFIG_LRU_GEN)", err.msg);
-		return CLI_ENV;
-	}
-	if (!lru_sys_read_line(cli->root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL))
-		sscanf(rel, "%d.%d", &major, &minor);
-	if (bits) {
-		if (write_enabled(cli, bits, &err))
-			return cli_fail(&err);
-	} else {
-		if (!(before & LRU_ENABLED_CORE) && write_enabled(cli, "y", &err))
-			return cli_fail(&err);
-		if (major == 6 && minor < 12 && write_enabled(cli, "3", &err))
-			return cli_fail(&err);
-	}
-	if (lru_sys_read_enabled(cli->root, &after, &err))
-		return cli_fail(&err);
-	if (after & LRU_ENABLED_CORE)
-		cli_before_aging(cli, keep_damon);
-	if (cli->json) {
-		json_t *o = json_object();
-
-		json_object_set_new(o, "before", json_integer(before));
-		json_object_set_new(o, "after", json_integer(after));
-		json_object_set_new(o, "enabled", json_boolean(after & LRU_ENABLED_CORE));
-		return cli_json_out(o);
-	}
-	printf("MGLRU %s: lru_gen/enabled 0x%04x (was 0x%04x)\n",
-	       after & LRU_ENABLED_CORE ? "on" : "off", after, before);
-	return CLI_OK;
 }

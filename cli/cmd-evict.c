@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lru_cmd.h"
+#include "lru_kwrite.h"
 #include "lru_sys.h"
 #include "lru_units.h"
 
@@ -247,14 +248,13 @@ static int write_pass(struct cli *cli, const struct lru_snapshot *s, struct targ
 	*wrote = false;
 	for (size_t i = 0; i < n; i++) {
 		struct target *t = &targets[i];
-		int kerr;
 
 		if (t->planned <= p || t->failed)
 			continue;
 		lru_error_clear(&err);
-		if (cli_write_cmd(cli, s, &s->lruvecs[t->lruvec], &t->pass[p].cmd, &kerr, &err)) {
-			if (err.code == LRU_EACCES || err.code == LRU_ENOTSUP ||
-			    err.code == LRU_ENOENT)
+		if (lru_kwrite_lruvec(&cli->kw, cli->root, s, &s->lruvecs[t->lruvec], &t->pass[p].cmd,
+				      &err)) {
+			if (lru_kwrite_host_failure(err.code))
 				return cli_fail(&err);
 			t->failed = true;
 			snprintf(t->msg, sizeof(t->msg), "%s", err.msg);
@@ -342,7 +342,15 @@ static int check_freed(const struct target *targets, size_t n, uint64_t page)
 	return CLI_FAIL;
 }
 
-int cmd_evict(struct cli *cli, int argc, char **argv)
+struct evict_opts {
+	struct cli_select sel;
+	uint64_t older_ms, max_bytes;
+	int swappiness;		/* -1: the kernel's */
+	bool dry;
+};
+
+/* Parse the options into o; -1 to go on, else the exit code to return. */
+static int evict_options(struct cli *cli, int argc, char **argv, struct evict_opts *o)
 {
 	static const struct option opts[] = {
 		CLI_SELECT_OPTS,
@@ -353,51 +361,47 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_select sel;
-	struct lru_snapshot s;
 	struct lru_error err;
-	struct target *targets = NULL;
-	uint64_t older_ms = 0, max_bytes = 0, page;
-	bool have_older = false, dry = false;
-	int swappiness = -1, opt, rc;
-	size_t n = 0, i, failed = 0;
+	bool have_older = false;
+	int opt, rc;
 
-	cli_select_init(&sel);
+	cli_select_init(&o->sel);
+	o->swappiness = -1;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			if (lru_parse_duration_ms(optarg, &older_ms, &err)) {
+			if (lru_parse_duration_ms(optarg, &o->older_ms, &err)) {
 				cli_err("--older-than: %s", err.msg);
 				return CLI_USAGE;
 			}
 			have_older = true;
 			break;
 		case 'b':
-			if (lru_parse_size(optarg, &max_bytes, &err)) {
+			if (lru_parse_size(optarg, &o->max_bytes, &err)) {
 				cli_err("--max-bytes: %s", err.msg);
 				return CLI_USAGE;
 			}
-			if (!max_bytes) {
+			if (!o->max_bytes) {
 				cli_err("--max-bytes 0 would evict nothing");
 				return CLI_USAGE;
 			}
 			break;
 		case 's':
-			if (parse_swappiness(optarg, &swappiness))
+			if (parse_swappiness(optarg, &o->swappiness))
 				return CLI_USAGE;
 			break;
 		case 'd':
-			dry = true;
+			o->dry = true;
 			break;
 		default:
-			rc = cli_common_opt(cli, &sel, opt, usage);
+			rc = cli_common_opt(cli, &o->sel, opt, usage);
 			if (rc >= 0)
 				return rc;
 		}
 	}
 	if (cli_no_more_args("evict", argc, argv))
 		return CLI_USAGE;
-	if (!sel.memcg && !sel.have_id) {
+	if (!o->sel.memcg && !o->sel.have_id) {
 		cli_err("evict needs --memcg PATH or --memcg-id ID (see 'lrugen evict -h')");
 		return CLI_USAGE;
 	}
@@ -405,25 +409,124 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 		cli_err("evict needs --older-than DUR, e.g. --older-than 10m");
 		return CLI_USAGE;
 	}
+	return -1;
+}
 
-	lru_snapshot_init(&s);
-	rc = cli_load(cli, &s);
-	if (!rc)
-		rc = cli_check_selection(&sel, &s);
+/*
+ * Plan the first pass of every selected lruvec of s into targets (room for
+ * each lruvec), *n counting them. Returns an exit code.
+ */
+static int plan_first(const struct lru_snapshot *s, const struct evict_opts *o,
+		      struct target *targets, size_t *n)
+{
+	struct lru_error err;
+
+	for (size_t i = 0; i < s->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &s->lruvecs[i];
+		const struct lru_memcg *m = lru_lruvec_memcg(s, lv);
+		struct target *t = &targets[*n];
+		struct pass *first = &t->pass[0];
+		enum lru_err e;
+
+		if (!cli_selected(&o->sel, s, lv))
+			continue;
+		++*n;
+		t->path = strdup(m->path);
+		t->lruvec = i;
+		t->node = lv->node;
+		t->last = *lv;
+		t->last.full = NULL;
+		first->cmd.memcg_id = m->id;
+		first->cmd.cgroup = lru_memcg_uses_cgroup(s, m);
+		lru_error_clear(&err);
+		e = lru_cmd_evict_older_than(s, lv, o->older_ms, o->swappiness, o->max_bytes,
+					     &first->cmd, &first->asked, &err);
+		if (e == LRU_ENOENT) {
+			t->none = true;
+			snprintf(t->msg, sizeof(t->msg), "no evictable generation is idle that long");
+		} else if (!e && !first->asked) {
+			t->none = true;
+			snprintf(t->msg, sizeof(t->msg),
+				 "the generations idle that long hold no pages of the types evicted");
+		} else if (e) {
+			return cli_fail(&err);
+		} else {
+			t->planned = 1;
+		}
+	}
+	return CLI_OK;
+}
+
+/* Each pass: write, read s again, account; a second pass where pages were left. */
+static int run_passes(struct cli *cli, struct lru_snapshot *s, const struct evict_opts *o,
+		      struct target *targets, size_t n)
+{
+	int rc = CLI_OK;
+
+	for (unsigned p = 0; p < EVICT_MAX_PASSES; p++) {
+		bool wrote;
+
+		rc = write_pass(cli, s, targets, n, p, &wrote);
+		if (rc || !wrote)
+			break;
+		lru_snapshot_release(s);
+		rc = cli_load(cli, s);
+		if (rc)
+			break;
+		account_pass(s, targets, n, p, o->older_ms, o->swappiness, o->max_bytes);
+	}
+	return rc;
+}
+
+/* Print the targets (text or JSON) and the failures; returns the exit code. */
+static int report(struct cli *cli, const struct target *targets, size_t n, uint64_t page,
+		  const struct evict_opts *o)
+{
+	size_t i, failed = 0;
+	int rc = CLI_OK;
+
+	if (cli->json) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, target_json(&targets[i], page));
+		rc = cli_json_out(arr);
+	} else {
+		for (i = 0; i < n; i++)
+			target_text(&targets[i], page, o->dry, o->older_ms);
+	}
+	for (i = 0; i < n; i++) {
+		if (targets[i].failed) {
+			cli_err("%s", targets[i].msg);
+			failed++;
+		}
+	}
+	if (!o->dry && check_freed(targets, n, page))
+		rc = CLI_FAIL;
+	return failed ? CLI_FAIL : rc;
+}
+
+int cmd_evict(struct cli *cli, int argc, char **argv)
+{
+	struct evict_opts o = { 0 };
+	struct lru_snapshot s;
+	struct target *targets = NULL;
+	uint64_t page;
+	size_t n = 0, i;
+	int rc = evict_options(cli, argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	rc = cli_setup(cli, cli->setup, &o.sel, &s);
 	if (rc)
 		goto out;
-	if (!cli_mglru_on(cli, &s, true)) {
-		cli_err("MGLRU is off: its generations are empty; turn it on with 'lrugen enable'");
-		rc = CLI_ENV;
-		goto out;
-	}
 	page = s.page_size;
-	if (swappiness < 0) {
+	if (o.swappiness < 0) {
 		uint64_t swap;
 
 		/* the kernel evicts no anon without swap: do not ask for it */
 		if (!lru_sys_swap_bytes(cli->root, &swap, NULL) && !swap) {
-			swappiness = 0;
+			o.swappiness = 0;
 			if (!cli->json)
 				printf("no swap: file pages only (--swappiness to choose)\n");
 		}
@@ -434,74 +537,11 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 		rc = CLI_FAIL;
 		goto out;
 	}
-	for (i = 0; i < s.nr_lruvecs; i++) {
-		const struct lru_lruvec *lv = &s.lruvecs[i];
-		struct target *t = &targets[n];
-		struct pass *first = &t->pass[0];
-		enum lru_err e;
-
-		if (!cli_selected(&sel, &s, lv))
-			continue;
-		n++;
-		t->path = strdup(lru_lruvec_memcg(&s, lv)->path);
-		t->lruvec = i;
-		t->node = lv->node;
-		t->last = *lv;
-		t->last.full = NULL;
-		first->cmd.memcg_id = lru_lruvec_memcg(&s, lv)->id;
-		first->cmd.cgroup = lru_memcg_uses_cgroup(&s, lru_lruvec_memcg(&s, lv));
-		lru_error_clear(&err);
-		e = lru_cmd_evict_older_than(&s, lv, older_ms, swappiness, max_bytes, &first->cmd,
-					     &first->asked, &err);
-		if (e == LRU_ENOENT) {
-			t->none = true;
-			snprintf(t->msg, sizeof(t->msg), "no evictable generation is idle that long");
-		} else if (!e && !first->asked) {
-			t->none = true;
-			snprintf(t->msg, sizeof(t->msg),
-				 "the generations idle that long hold no pages of the types evicted");
-		} else if (e) {
-			rc = cli_fail(&err);
-			goto out;
-		} else {
-			t->planned = 1;
-		}
-	}
-	/* each pass: write, read again, account; a second pass where pages were left */
-	for (unsigned p = 0; !dry && p < EVICT_MAX_PASSES; p++) {
-		bool wrote;
-
-		rc = write_pass(cli, &s, targets, n, p, &wrote);
-		if (rc || !wrote)
-			break;
-		lru_snapshot_release(&s);
-		rc = cli_load(cli, &s);
-		if (rc)
-			break;
-		account_pass(&s, targets, n, p, older_ms, swappiness, max_bytes);
-	}
-	if (rc)
-		goto out;
-	if (cli->json) {
-		json_t *arr = json_array();
-
-		for (i = 0; i < n; i++)
-			json_array_append_new(arr, target_json(&targets[i], page));
-		rc = cli_json_out(arr);
-	} else {
-		for (i = 0; i < n; i++)
-			target_text(&targets[i], page, dry, older_ms);
-	}
-	for (i = 0; i < n; i++) {
-		if (targets[i].failed) {
-			cli_err("%s", targets[i].msg);
-			failed++;
-		}
-	}
-	if (!dry && check_freed(targets, n, page))
-		rc = CLI_FAIL;
-	if (failed)
-		rc = CLI_FAIL;
+	rc = plan_first(&s, &o, targets, &n);
+	if (!rc && !o.dry)
+		rc = run_passes(cli, &s, &o, targets, n);
+	if (!rc)
+		rc = report(cli, targets, n, page, &o);
 out:
 	for (i = 0; i < n; i++)
 		free(targets[i].path);

@@ -475,8 +475,8 @@ static void print_timeline(json_t *doc)
 			int64_t birth = json_integer_value(json_array_get(p, 2));
 
 			printf("  %-12s %8" JSON_INTEGER_FORMAT " %-12s %10s %10s %10s\n",
-			       cli_fmt_clock(taken, b[0], 32), json_integer_value(json_array_get(p, 1)),
-			       cli_fmt_clock(birth, b[1], 32),
+			       lru_fmt_clock(taken, b[0], 32), json_integer_value(json_array_get(p, 1)),
+			       lru_fmt_clock(birth, b[1], 32),
 			       lru_fmt_duration(taken > birth ? (uint64_t)(taken - birth) : 0, b[2], 32),
 			       lru_fmt_bytes((uint64_t)json_integer_value(json_array_get(p, 3)), b[3], 32),
 			       lru_fmt_bytes((uint64_t)json_integer_value(json_array_get(p, 4)), b[4], 32));

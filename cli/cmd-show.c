@@ -197,7 +197,7 @@ static void show_text(const struct cli *cli, const struct lru_snapshot *s,
 			if (!g)
 				snprintf(b5, sizeof(b5), "%d%s", lv->node, lv->warnings ? "!" : "");
 			printf(" %4s %6" PRIu64 "  %-12s %8s %10s%c %10s%c\n", g ? "" : b5, gen->seq,
-			       cli_fmt_clock(gen->birth_ms, b1, sizeof(b1)),
+			       lru_fmt_clock(gen->birth_ms, b1, sizeof(b1)),
 			       lru_fmt_duration(gen->age_ms, b2, sizeof(b2)),
 			       lru_fmt_bytes(gen->pages[LRU_ANON] * s->page_size, b3, sizeof(b3)),
 			       gen->evicted & 1 ? 'x' : ' ',
@@ -244,12 +244,8 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	}
 	if (cli_no_more_args("show", argc, argv))
 		return CLI_USAGE;
-	lru_snapshot_init(&snap);
-	rc = cli_load(cli, &snap);
-	if (!rc && (sel.memcg || sel.have_id || sel.node >= 0))
-		rc = cli_check_selection(&sel, &snap);
+	rc = cli_setup(cli, cli->setup, &sel, &snap);
 	if (!rc) {
-		cli_mglru_on(cli, &snap, false);
 		if (cli->json)
 			rc = show_json(cli, &snap, &sel);
 		else

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "lru_sys.h"
@@ -158,7 +159,15 @@ static void print_rows(const struct lru_snapshot *s, const struct row *rows, siz
 	cli_warning_notes(warned, false, "> <");
 }
 
-int cmd_wss(struct cli *cli, int argc, char **argv)
+struct wss_opts {
+	struct cli_select sel;
+	uint64_t thr, age_first;
+	enum lru_ws_mode mode;
+	bool all, keep_damon;
+};
+
+/* Parse the options into o; -1 to go on, else the exit code to return. */
+static int wss_options(struct cli *cli, int argc, char **argv, struct wss_opts *o)
 {
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 't' },
@@ -170,112 +179,137 @@ int cmd_wss(struct cli *cli, int argc, char **argv)
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_select sel;
-	struct lru_snapshot s;
 	struct lru_error err;
-	struct row *rows = NULL;
-	uint64_t thr = 120000, age_first = 0;
-	enum lru_ws_mode mode = LRU_WS_STRICT;
-	bool all = false, keep_damon = false;
-	int64_t *unmapped = NULL;
-	size_t n = 0, i, last_memcg = SIZE_MAX, nr_nodes = LRU_NODE_MAX + 1;
 	int opt, rc;
 
-	cli_select_init(&sel);
+	cli_select_init(&o->sel);
+	o->thr = 120000;
+	o->mode = LRU_WS_STRICT;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't':
-			if (lru_parse_duration_ms(optarg, &thr, &err)) {
+			if (lru_parse_duration_ms(optarg, &o->thr, &err)) {
 				cli_err("--threshold: %s", err.msg);
 				return CLI_USAGE;
 			}
 			break;
 		case 'a':
-			if (lru_parse_duration_ms(optarg, &age_first, &err) || !age_first) {
-				cli_err("--age-first: %s", age_first ? err.msg : "the interval must be > 0");
+			if (lru_parse_duration_ms(optarg, &o->age_first, &err) || !o->age_first) {
+				cli_err("--age-first: %s",
+					o->age_first ? err.msg : "the interval must be > 0");
 				return CLI_USAGE;
 			}
 			break;
 		case 'I':
-			mode = LRU_WS_INTERPOLATE;
+			o->mode = LRU_WS_INTERPOLATE;
 			break;
 		case 'A':
-			all = true;
+			o->all = true;
 			break;
 		case 'K':
-			keep_damon = true;
+			o->keep_damon = true;
 			break;
 		default:
-			rc = cli_common_opt(cli, &sel, opt, usage);
+			rc = cli_common_opt(cli, &o->sel, opt, usage);
 			if (rc >= 0)
 				return rc;
 		}
 	}
-	if (cli_no_more_args("wss", argc, argv))
-		return CLI_USAGE;
-	if (age_first) {
-		struct timespec ts = { (time_t)(age_first / 1000), (long)(age_first % 1000) * 1000000 };
-		char b[32];
+	return cli_no_more_args("wss", argc, argv) ? CLI_USAGE : -1;
+}
 
-		if (age_first < thr)
-			cli_warn("--age-first %s is shorter than the threshold: nothing can be cold yet",
-				 lru_fmt_duration(age_first, b, sizeof(b)));
-		cli_before_aging(cli, keep_damon);
-		fprintf(stderr, "lrugen: aging every lruvec, waiting %s, aging again\n",
-			lru_fmt_duration(age_first, b, sizeof(b)));
-		rc = cli_age(cli, &sel, true, true, true, NULL);
-		if (rc)
-			return rc;
-		while (nanosleep(&ts, &ts))
-			;
-		rc = cli_age(cli, &sel, true, true, true, NULL);
-		if (rc)
-			return rc;
-	}
+/* --age-first: age every selected lruvec, wait the interval, age again. */
+static int age_first(struct cli *cli, const struct wss_opts *o)
+{
+	struct timespec ts = { (time_t)(o->age_first / 1000), (long)(o->age_first % 1000) * 1000000 };
+	char b[32];
+	int rc;
 
-	lru_snapshot_init(&s);
-	rc = cli_load(cli, &s);
-	if (!rc && (sel.memcg || sel.node >= 0))
-		rc = cli_check_selection(&sel, &s);
+	if (o->age_first < o->thr)
+		cli_warn("--age-first %s is shorter than the threshold: nothing can be cold yet",
+			 lru_fmt_duration(o->age_first, b, sizeof(b)));
+	cli_before_aging(cli, o->keep_damon);
+	fprintf(stderr, "lrugen: aging every lruvec, waiting %s, aging again\n",
+		lru_fmt_duration(o->age_first, b, sizeof(b)));
+	rc = cli_age(cli, &o->sel, true, true, true, NULL);
 	if (rc)
-		goto out;
-	cli_mglru_on(cli, &s, false);
-	rows = calloc(s.nr_lruvecs ? s.nr_lruvecs : 1, sizeof(*rows));
-	unmapped = calloc(nr_nodes, sizeof(*unmapped));
-	if (!rows || !unmapped) {
-		cli_err("out of memory");
-		rc = CLI_FAIL;
-		goto out;
-	}
-	for (i = 0; i < s.nr_lruvecs; i++) {
-		const struct lru_lruvec *lv = &s.lruvecs[i];
+		return rc;
+	while (nanosleep(&ts, &ts))
+		;
+	return cli_age(cli, &o->sel, true, true, true, NULL);
+}
+
+/*
+ * The rows of the selected lruvecs into rows (room for every lruvec of s);
+ * returns how many, or -1 out of memory. Without --all (or a --memcg, or
+ * --json) lruvecs holding no pages are left out.
+ */
+static ssize_t wss_rows(struct cli *cli, const struct lru_snapshot *s, const struct wss_opts *o,
+			struct row *rows)
+{
+	size_t n = 0, last_memcg = SIZE_MAX, nr_nodes = LRU_NODE_MAX + 1;
+	int64_t *unmapped = calloc(nr_nodes, sizeof(*unmapped));
+
+	if (!unmapped)
+		return -1;
+	for (size_t i = 0; i < s->nr_lruvecs; i++) {
+		const struct lru_lruvec *lv = &s->lruvecs[i];
 		struct row *r = &rows[n];
 
-		if (!cli_selected(&sel, &s, lv))
+		if (!cli_selected(&o->sel, s, lv))
 			continue;
 		r->lruvec = i;
-		lru_ws_lruvec(&s, lv, thr, mode, &r->ws);
-		if (!all && !cli->json && !sel.memcg && !lru_ws_hot(&r->ws) && !lru_ws_cold(&r->ws))
+		lru_ws_lruvec(s, lv, o->thr, o->mode, &r->ws);
+		if (!o->all && !cli->json && !o->sel.memcg && !lru_ws_hot(&r->ws) &&
+		    !lru_ws_cold(&r->ws))
 			continue;
 		if (lv->memcg != last_memcg) {
-			unmapped_file(cli, lru_lruvec_memcg(&s, lv)->path, unmapped, nr_nodes);
+			unmapped_file(cli, lru_lruvec_memcg(s, lv)->path, unmapped, nr_nodes);
 			last_memcg = lv->memcg;
 		}
 		r->unmapped_file = unmapped[lv->node];
 		n++;
 	}
+	free(unmapped);
+	return (ssize_t)n;
+}
+
+int cmd_wss(struct cli *cli, int argc, char **argv)
+{
+	struct wss_opts o = { 0 };
+	struct lru_snapshot s;
+	struct row *rows = NULL;
+	ssize_t n = 0;
+	int rc = wss_options(cli, argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (o.age_first) {
+		rc = age_first(cli, &o);
+		if (rc)
+			return rc;
+	}
+	rc = cli_setup(cli, cli->setup, &o.sel, &s);
+	if (rc)
+		goto out;
+	rows = calloc(s.nr_lruvecs ? s.nr_lruvecs : 1, sizeof(*rows));
+	n = rows ? wss_rows(cli, &s, &o, rows) : -1;
+	if (n < 0) {
+		cli_err("out of memory");
+		rc = CLI_FAIL;
+		goto out;
+	}
 	if (cli->json) {
 		json_t *arr = json_array();
 
-		for (i = 0; i < n; i++)
-			json_array_append_new(arr, row_json(&s, &rows[i], thr));
+		for (ssize_t i = 0; i < n; i++)
+			json_array_append_new(arr, row_json(&s, &rows[i], o.thr));
 		rc = cli_json_out(arr);
 	} else {
-		print_rows(&s, rows, n, thr);
+		print_rows(&s, rows, (size_t)n, o.thr);
 	}
 out:
 	free(rows);
-	free(unmapped);
 	lru_snapshot_release(&s);
 	return rc;
 }

@@ -9,11 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lru_esc.h"
-#include "lru_kwrite.h"
 #include "lru_sys.h"
 
 const char *cli_esc(const char *s)
@@ -271,6 +269,28 @@ int cli_load(struct cli *cli, struct lru_snapshot *snap)
 	return CLI_OK;
 }
 
+int cli_setup(struct cli *cli, const struct cli_setup *setup, const struct cli_select *sel,
+	      struct lru_snapshot *snap)
+{
+	bool named = sel && (sel->memcg || sel->have_id || sel->node >= 0);
+	int rc;
+
+	lru_snapshot_init(snap);
+	rc = cli_load(cli, snap);
+	if (!rc && named && ((setup->flags & CLI_CHECK_SELECTION) ||
+			     ((setup->flags & CLI_CHECK_ID) && sel->have_id)))
+		rc = cli_check_selection(sel, snap);
+	if (rc)
+		return rc;
+	if (setup->flags & CLI_MGLRU_WARN)
+		cli_mglru_on(cli, snap, false);
+	if ((setup->flags & CLI_MGLRU_NEED) && !cli_mglru_on(cli, snap, true)) {
+		cli_err("MGLRU is off: %s; turn it on with 'lrugen enable'", setup->mglru_off);
+		return CLI_ENV;
+	}
+	return CLI_OK;
+}
+
 json_t *cli_warnings_json(uint32_t mask, bool host)
 {
 	json_t *arr = json_array();
@@ -369,24 +389,6 @@ json_t *cli_memcg_id_json(const struct lru_snapshot *snap, const struct lru_memc
 	return json_integer((json_int_t)m->id);
 }
 
-enum lru_err cli_write_cmd(struct cli *cli, const struct lru_snapshot *snap,
-			   const struct lru_lruvec *lv, const struct lru_cmd *cmd,
-			   int *kernel_errno, struct lru_error *err)
-{
-	struct lru_kwriter w;
-	enum lru_err rc;
-
-	*kernel_errno = 0;
-	lru_kwrite_init(&w);
-	rc = lv ? lru_kwrite_open_lruvec(&w, cli->root, snap, lv, err)
-		: lru_kwrite_open(&w, cli->root, err);
-	if (rc)
-		return rc;
-	rc = lru_kwrite_cmd(&w, cmd, kernel_errno, err);
-	lru_kwrite_close(&w);
-	return rc;
-}
-
 int cli_json_out(json_t *doc)
 {
 	int rc;
@@ -433,17 +435,6 @@ const char *cli_path_leaf(const char *path)
 	if (!slash || !slash[1])
 		return path;
 	return slash + 1;
-}
-
-const char *cli_fmt_clock(int64_t ms, char *buf, size_t size)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	snprintf(buf, size, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(ms % 1000));
-	return buf;
 }
 
 const char *cli_source_name(enum lru_source src)

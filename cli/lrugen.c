@@ -9,15 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* name, run, setup (cli_setup: checks on the snapshot it reads), summary */
 static const struct cli_cmd commands[] = {
-	{ "show", cmd_show, "list every memcg's generations per node: birth time, age, size" },
-	{ "wss", cmd_wss, "working set: hot and cold bytes per memcg and node at a threshold" },
-	{ "age", cmd_age, "create a new generation (a steady pace turns sizes into page ages)" },
-	{ "evict", cmd_evict, "proactively reclaim generations idle longer than a duration" },
-	{ "doctor", cmd_doctor, "check this host for MGLRU, debugfs, cgroup v2, root and swap" },
-	{ "enable", cmd_enable, "turn MGLRU on (lru_gen/enabled)" },
-	{ "cmd", cmd_cmd, "write raw '+'/'-' commands, checked first against a fresh read" },
-	{ "fleet", cmd_fleet, "ask lrugen-store: hosts, cold, rank, wss, timeline, capacity" },
+	{ "show", cmd_show, { CLI_CHECK_SELECTION | CLI_MGLRU_WARN, NULL },
+	  "list every memcg's generations per node: birth time, age, size" },
+	{ "wss", cmd_wss, { CLI_CHECK_SELECTION | CLI_MGLRU_WARN, NULL },
+	  "working set: hot and cold bytes per memcg and node at a threshold" },
+	{ "age", cmd_age, CLI_SETUP_AGE,
+	  "create a new generation (a steady pace turns sizes into page ages)" },
+	{ "evict", cmd_evict, { CLI_CHECK_SELECTION | CLI_MGLRU_NEED, "its generations are empty" },
+	  "proactively reclaim generations idle longer than a duration" },
+	/* these read no snapshot, or their own way */
+	{ "doctor", cmd_doctor, { 0, NULL },
+	  "check this host for MGLRU, debugfs, cgroup v2, root and swap" },
+	{ "enable", cmd_enable, { 0, NULL }, "turn MGLRU on (lru_gen/enabled)" },
+	{ "cmd", cmd_cmd, { 0, NULL },
+	  "write raw '+'/'-' commands, checked first against a fresh read" },
+	{ "fleet", cmd_fleet, { 0, NULL },
+	  "ask lrugen-store: hosts, cold, rank, wss, timeline, capacity" },
 };
 
 static const char usage_head[] =
@@ -68,9 +77,10 @@ static int usage(FILE *out)
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
-	int i = 1;
+	int i = 1, rc;
 	size_t c;
 
+	lru_kwrite_init(&cli.kw);
 	if (cli_set_interface(&cli, getenv(LRU_IFACE_ENV), LRU_IFACE_ENV))
 		return CLI_USAGE;
 	/* global options before the command */
@@ -110,7 +120,10 @@ int main(int argc, char **argv)
 	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
 		if (!strcmp(argv[i], commands[c].name)) {
 			optind = 1;
-			return cli_finish(commands[c].run(&cli, argc - i, argv + i));
+			cli.setup = &commands[c].setup;
+			rc = commands[c].run(&cli, argc - i, argv + i);
+			lru_kwrite_close(&cli.kw);
+			return cli_finish(rc);
 		}
 	}
 	cli_err("'%s' is not a command (see 'lrugen --help')", argv[i]);
