@@ -69,10 +69,16 @@ $(O)/gen/lrugen.pb-c.o: $(PROTO_C)
 	$(call say,CC,$<)$(CC) $(filter-out -W%,$(ALL_CFLAGS)) -c -o $@ $<
 
 # --- programs ---------------------------------------------------------------
+# daemon/: the program layer of lrugend and lrugen-store (settings from a
+# table to file, flags and --help; the log); their sources find its headers
+DAEMON_SRCS := $(wildcard daemon/*.c)
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(O)/%.o)
+$(O)/collector/%.o $(O)/store/%.o $(O)/daemon/%.o: ALL_CFLAGS += -Idaemon
+
 PROGRAMS := lrugen lrugend lrugen-store lrugen-top
 lrugen_SRCS := $(wildcard cli/*.c)
-lrugend_SRCS := $(wildcard collector/*.c)
-lrugen-store_SRCS := $(wildcard store/*.c)
+lrugend_SRCS := $(wildcard collector/*.c) $(DAEMON_SRCS)
+lrugen-store_SRCS := $(wildcard store/*.c) $(DAEMON_SRCS)
 lrugen-top_SRCS := $(wildcard tui/*.c)
 lrugend_LIBS := $(NET_LIBS)
 lrugen-store_LIBS := $(NET_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3 libcrypto 2>/dev/null)
@@ -100,6 +106,11 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
 # before the library, which it draws on)
 $(O)/tests/test_pb_regress: $(O)/tests/unit/test_pb_regress.o $(O)/tests/fuzz/fuzz_pb.o \
 		$(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+
+# the program layer's parser, with its own objects
+$(O)/tests/unit/test_conf.o: ALL_CFLAGS += -Idaemon
+$(O)/tests/test_conf: $(O)/tests/unit/test_conf.o $(DAEMON_OBJS) $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
 # test tools: small programs the shell tests drive (test servers, generators)

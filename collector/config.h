@@ -2,20 +2,17 @@
  * config.h - lrugend's settings, described once in a table.
  *
  * Every setting has a name, a type, a default, a range and a help line in
- * the table in config.c (like redis's standardConfig). From that table come
- * the config file parser ("name = value" lines), the command-line flags
- * (--name VALUE, and --name / --no-name for booleans, '_' written '-'),
- * validation, the defaults, --help and --print-config.
+ * the table in config.c (like redis's standardConfig). The config file
+ * ("name = value" lines), the command-line flags (--name VALUE, --name /
+ * --no-name for booleans), the defaults, --help, --print-config and SIGHUP
+ * reloads come from it through the program layer (daemon/conf.h): pass
+ * lrugend_conf to its functions. config.c adds what a table cannot say:
+ * the default interface from $LRUGEN_INTERFACE and the checks across
+ * settings ("reclaim needs reclaim-include").
  *
- * Sources, weakest first: defaults, the config file, the command line. A
- * list setting (include, exclude, ...) is replaced by its first occurrence
- * in a source; further occurrences in the same source append. A value of a
- * list may hold several items separated by commas (a pattern that needs a
- * literal comma writes it as the glob "[,]"); an empty value clears it.
- *
- * Ownership: a config owns its strings and lists; config_release() frees
- * them. Configs are never copied: a reload builds a new one from the
- * sources and swaps it in.
+ * Ownership: a config owns its strings and lists; conf_release(&lrugend_conf,
+ * cfg) frees them. Configs are never copied: a reload builds a new one from
+ * the sources and swaps it in.
  */
 #ifndef CONFIG_H
 #define CONFIG_H
@@ -23,9 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/socket.h>
 
+#include "conf.h"
 #include "log.h"
 #include "lru_err.h"
 #include "lru_settings.h"
@@ -81,48 +78,8 @@ struct config {
 	int log_level;			/* enum log_level */
 };
 
-/* One "--name value" from the command line, applied over the config file. */
-struct cfg_override {
-	size_t def;		/* index into the table */
-	char *value;		/* owned; "true"/"false" for booleans */
-};
-
-struct cfg_overrides {
-	struct cfg_override *v;
-	size_t n;
-};
-
-/*
- * Build cfg from defaults, file (NULL = none; a missing file is an error
- * only when required) and overrides, then validate. On failure returns -1
- * with err set ("FILE:LINE: name = value: why", "--flag value: why") and cfg
- * left empty.
- */
-int config_load(struct config *cfg, const char *file, bool required,
-		const struct cfg_overrides *ov, struct lru_error *err);
-void config_release(struct config *cfg);
-
-/*
- * The command-line options of every setting, for getopt_long: val is
- * CFG_OPT_BASE + 2 * index (+ 1 for "--no-NAME"). Caller frees with
- * config_free_options. extra (ending with a zeroed entry) goes first.
- */
-#define CFG_OPT_BASE 0x2000
-struct option;
-struct option *config_options(const struct option *extra);
-void config_free_options(struct option *opts);
-/* Record a getopt result val (>= CFG_OPT_BASE) with its argument. */
-int config_override(struct cfg_overrides *ov, int val, const char *arg, struct lru_error *err);
-void config_free_overrides(struct cfg_overrides *ov);
-
-/* The flags of every setting with their help, for --help. */
-void config_usage(FILE *out);
-/* The effective configuration in config file syntax, with help comments. */
-void config_print(const struct config *cfg, FILE *out);
-/* Call fn for each setting whose value differs between a and b. */
-void config_diff(const struct config *a, const struct config *b,
-		 void (*fn)(void *arg, const char *name, const char *old, const char *new),
-		 void *arg);
+/* lrugend's settings table and hooks, for the functions of conf.h */
+extern const struct conf_prog lrugend_conf;
 
 /* Parse "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (any address). */
 int config_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len,

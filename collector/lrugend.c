@@ -19,7 +19,6 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +44,6 @@
 #include "shipper.h"
 #include "stats.h"
 
-#define DEFAULT_CONFIG "/etc/lrugend.conf"
 /* how often the loop copies the spool's and the shipping thread's counters into /metrics */
 #define HEALTH_PERIOD_MS 1000
 
@@ -53,9 +51,7 @@ enum exit_code { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 struct daemon {
 	struct config cfg;
-	const char *config_file;
-	bool config_required;		/* --config given: it must exist */
-	struct cfg_overrides ov;
+	struct conf_src src;		/* config file and flags: read again at SIGHUP */
 	/* run mode */
 	bool once, drain;
 	const char *output;
@@ -82,71 +78,23 @@ struct sample {
 
 static sigset_t handled;
 
+/* lrugend's own options; conf.h adds --config, --print-config, --help, --version */
 enum opt_run {
-	OPT_CONFIG = 0x1000,
-	OPT_ONCE,
+	OPT_ONCE = 0x1000,
 	OPT_OUTPUT,
 	OPT_DRAIN,
-	OPT_PRINT_CONFIG,
-	OPT_VERSION,
 	OPT_TICKS,
 };
 
 static const struct option run_opts[] = {
-	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "drain", no_argument, NULL, OPT_DRAIN },
-	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "ticks", required_argument, NULL, OPT_TICKS },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char usage_head[] =
-	"usage: lrugend [--config FILE] [--once | --output FILE | --drain] [--print-config]\n"
-	"               [SETTING FLAGS...]\n"
-	"\n"
-	"lrugend is the per-host collector of lrugen. Every interval it ages each\n"
-	"memcg's MGLRU lruvecs on a steady pace (so that generation sizes form a\n"
-	"page-age histogram), reads the generations, per-node meminfo and memcg\n"
-	"statistics, appends the snapshot to a durable spool and sends the spool to\n"
-	"the store (POST /v1/snapshots). GET /metrics serves the histogram to\n"
-	"Prometheus. It needs root (debugfs).\n"
-	"\n"
-	"run modes:\n"
-	"  --config FILE                  settings file [" DEFAULT_CONFIG ", if present]\n"
-	"  --once                         one tick, one attempt to send, then exit\n"
-	"  --output FILE                  one tick, its snapshot written to FILE as a\n"
-	"                                 SnapshotBatch ('-': stdout) instead of the spool\n"
-	"  --drain                        send the spool to the store and exit (no tick)\n"
-	"  --print-config                 print the effective settings and exit\n"
-	"  -h, --help, --version\n"
-	"\n"
-	"settings (config file 'name = value', or --name VALUE; flags win over the file):\n";
-
-static const char usage_tail[] =
-	"\n"
-	"Durations: 500ms 30s 2m 1h 7d. Sizes: 4096 512K 4G. Signals: SIGHUP reloads\n"
-	"the config file (an invalid one keeps the old settings); SIGTERM and SIGINT\n"
-	"finish the tick and exit. Exit codes: 0 ok, 1 failed, 2 bad usage or config.\n";
-
 /* ---- small helpers ---------------------------------------------------------------- */
-
-static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("lrugend: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
 
 /* Tell systemd (Type=notify) about our state; a no-op elsewhere. */
 static void sd_notify(const char *state)
@@ -434,15 +382,12 @@ out:
 
 /* ---- configuration -------------------------------------------------------------------- */
 
-static void log_change(void *arg, const char *name, const char *old, const char *new)
-{
-	(*(int *)arg)++;
-	log_info("config: %s: '%s' -> '%s'", name, old, new);
-}
-
 /* Checks of settings against the run mode (interval 0 only for tests). */
-static int check_mode(const struct daemon *d, const struct config *c, struct lru_error *err)
+static int check_mode(void *arg, const void *cfg, struct lru_error *err)
 {
+	const struct daemon *d = arg;
+	const struct config *c = cfg;
+
 	if (!c->interval_ms && !d->max_ticks && !d->once)
 		return lru_fail(err, LRU_EINVAL, "interval 0 is only for --once, --output and --ticks");
 	if (d->drain && !c->store[0])
@@ -465,24 +410,17 @@ static void start_shipper(struct daemon *d)
 static void reload(struct daemon *d)
 {
 	struct config nc;
-	struct lru_error err;
-	int changes = 0;
+	int changes;
 
 	sd_notify("RELOADING=1");
-	if (config_load(&nc, d->config_file, d->config_required, &d->ov, &err) ||
-	    check_mode(d, &nc, &err)) {
-		if (nc.root)
-			config_release(&nc);
-		log_error("reload: %s; keeping the old configuration", err.msg);
+	changes = conf_reload(&lrugend_conf, &d->src, &d->cfg, &nc, check_mode, d);
+	if (changes < 0) {
 		sd_notify("READY=1");
 		return;
 	}
 	/* the shipping thread reads the config and the spool: stop it while they change */
 	shipper_stop(d->shipper);
 	d->shipper = NULL;
-	config_diff(&d->cfg, &nc, log_change, &changes);
-	if (!changes)
-		log_info("reload: configuration unchanged");
 	log_set_level(nc.log_level);
 	if (strcmp(nc.spool, d->cfg.spool) || (nc.store[0] && !d->spool)) {
 		struct lru_spool *sp = NULL;
@@ -508,7 +446,7 @@ static void reload(struct daemon *d)
 		ship_reset(d->ship);
 	if (nc.mlock != d->cfg.mlock)
 		lock_memory(nc.mlock);
-	config_release(&d->cfg);
+	conf_release(&lrugend_conf, &d->cfg);
 	d->cfg = nc;
 	d->jitter_ms = host_phase(&d->cfg);
 	d->next_tick = next_tick_after(d, lru_now_ms());
@@ -517,68 +455,31 @@ static void reload(struct daemon *d)
 	sd_notify("READY=1");
 }
 
-static void parse_args(struct daemon *d, int argc, char **argv, bool *print)
+/* One of lrugend's own options (conf_args handles the settings). */
+static int run_option(void *arg, int opt, const char *optarg, struct lru_error *err)
 {
-	struct option *opts = config_options(run_opts);
-	struct lru_error err;
-	int opt;
+	struct daemon *d = arg;
+	char *end;
 
-	if (!opts)
-		die_usage("out of memory");
-	d->config_file = DEFAULT_CONFIG;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_CONFIG:
-			d->config_file = optarg;
-			d->config_required = true;
-			break;
-		case OPT_ONCE:
-			d->once = true;
-			break;
-		case OPT_OUTPUT:
-			d->output = optarg;
-			d->once = true;
-			break;
-		case OPT_DRAIN:
-			d->drain = true;
-			break;
-		case OPT_PRINT_CONFIG:
-			*print = true;
-			break;
-		case OPT_TICKS: {
-			char *end;
-
-			errno = 0;
-			d->max_ticks = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || !d->max_ticks)
-				die_usage("--ticks '%s' is not a positive number", optarg);
-			break;
-		}
-		case 'h':
-			fputs(usage_head, stdout);
-			config_usage(stdout);
-			fputs(usage_tail, stdout);
-			config_free_options(opts);
-			exit(fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK);
-		case OPT_VERSION:
-			puts("lrugend " LRUGEN_VERSION);
-			config_free_options(opts);
-			exit(fflush(stdout) ? EXIT_FAIL : EXIT_OK);
-		default:
-			if (opt >= CFG_OPT_BASE) {
-				if (config_override(&d->ov, opt, optarg, &err))
-					die_usage("%s", err.msg);
-				break;
-			}
-			config_free_options(opts);
-			die_usage("bad usage (see 'lrugend --help')");
-		}
+	switch (opt) {
+	case OPT_ONCE:
+		d->once = true;
+		break;
+	case OPT_OUTPUT:
+		d->output = optarg;
+		d->once = true;
+		break;
+	case OPT_DRAIN:
+		d->drain = true;
+		break;
+	case OPT_TICKS:
+		errno = 0;
+		d->max_ticks = strtoull(optarg, &end, 10);
+		if (errno || end == optarg || *end || !d->max_ticks)
+			return lru_fail(err, LRU_EINVAL, "--ticks '%s' is not a positive number", optarg);
+		break;
 	}
-	config_free_options(opts);
-	if (optind < argc)
-		die_usage("unexpected argument '%s' (see 'lrugend --help')", argv[optind]);
-	if (d->drain && (d->once || d->max_ticks))
-		die_usage("--drain takes no tick: it cannot go with --once, --output or --ticks");
+	return 0;
 }
 
 /* ---- modes -------------------------------------------------------------------------------- */
@@ -651,32 +552,49 @@ static int run_loop(struct daemon *d)
 	return EXIT_OK;
 }
 
+/* The end of a run that could not start: one line, exit 2. */
+static int bad_usage(struct daemon *d, const char *msg)
+{
+	log_fatal("%s", msg);
+	conf_release(&lrugend_conf, &d->cfg);
+	conf_src_release(&d->src);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d;
-	bool print = false;
 	struct lru_error err;
+	enum conf_action action;
 	char iv[32], ph[32];
 	int rc = EXIT_OK;
 
 	memset(&d, 0, sizeof(d));
-	parse_args(&d, argc, argv, &print);
-	if (config_load(&d.cfg, d.config_file, d.config_required, &d.ov, &err)) {
-		config_free_overrides(&d.ov);
-		die_usage("%s", err.msg);
-	}
-	if (print) {
-		config_print(&d.cfg, stdout);
-		config_release(&d.cfg);
-		config_free_overrides(&d.ov);
+	log_init("lrugend", false);
+	action = conf_args(&lrugend_conf, &d.src, argc, argv, run_opts, run_option, &d, &err);
+	if (action == CONF_HELP || action == CONF_VERSION) {
+		if (action == CONF_HELP)
+			conf_usage(&lrugend_conf, stdout);
+		else
+			conf_version(&lrugend_conf, stdout);
+		conf_src_release(&d.src);
 		return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK;
 	}
-	if (check_mode(&d, &d.cfg, &err)) {
-		config_release(&d.cfg);
-		config_free_overrides(&d.ov);
-		die_usage("%s", err.msg);
+	if (action == CONF_BAD)
+		return bad_usage(&d, err.msg);
+	if (d.drain && (d.once || d.max_ticks))
+		return bad_usage(&d, "--drain takes no tick: it cannot go with --once, --output or --ticks");
+	if (conf_load(&lrugend_conf, &d.cfg, &d.src, &err))
+		return bad_usage(&d, err.msg);
+	if (action == CONF_PRINT) {
+		conf_print(&lrugend_conf, &d.cfg, stdout);
+		conf_release(&lrugend_conf, &d.cfg);
+		conf_src_release(&d.src);
+		return fflush(stdout) || ferror(stdout) ? EXIT_FAIL : EXIT_OK;
 	}
-	log_init(d.cfg.log_level);
+	if (check_mode(&d, &d.cfg, &err))
+		return bad_usage(&d, err.msg);
+	log_set_level(d.cfg.log_level);
 	tune_memory();
 	sigemptyset(&handled);
 	sigaddset(&handled, SIGTERM);
@@ -720,7 +638,7 @@ out:
 	ship_free(d.ship);
 	lru_spool_close(d.spool);
 	curl_global_cleanup();
-	config_release(&d.cfg);
-	config_free_overrides(&d.ov);
+	conf_release(&lrugend_conf, &d.cfg);
+	conf_src_release(&d.src);
 	return rc;
 }

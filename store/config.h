@@ -2,21 +2,22 @@
  * config.h - lrugen-store's settings, described once in a table.
  *
  * Every setting has a name, a type, a default, a range and a help line in
- * config.c (like redis's standardConfig); the config file parser, the
- * command-line flags (--NAME VALUE; --NAME alone for a boolean), the
- * defaults, the validation and --help all come from it. Sources, weakest
- * first: defaults, the --config file, the command line.
+ * config.c (like redis's standardConfig); the config file, the flags
+ * (--name VALUE), the defaults, --help and --print-config come from it
+ * through the program layer (daemon/conf.h): pass store_conf to its
+ * functions. Sources, weakest first: defaults, the --config file, the
+ * command line.
  *
- * Config file: one setting a line, "NAME VALUE" or "NAME = VALUE"; '#'
- * starts a comment. Tokens are lines of their own:
+ * Besides settings, the config file holds the tokens, one a line:
  *
- *	ingest-token SHA256HEX host=web-1	# may POST snapshots of host web-1
- *	ingest-token SHA256HEX host=*		# of any host (a shared fleet token)
- *	read-token SHA256HEX			# may run queries
- *	admin-token SHA256HEX			# both, for every host
+ *	ingest-token = SHA256HEX host=web-1	# may POST snapshots of host web-1
+ *	ingest-token = SHA256HEX host=*		# of any host (a shared fleet token)
+ *	read-token = SHA256HEX			# may run queries
+ *	admin-token = SHA256HEX			# both, for every host
  *
  * where SHA256HEX is the SHA-256 of the token in hex ('lrugen-store
- * --hash-token'): the file never holds a token itself.
+ * --hash-token'): the file never holds a token itself. Old files with
+ * "NAME VALUE" lines still load, with a warning.
  */
 #ifndef STORE_CONFIG_H
 #define STORE_CONFIG_H
@@ -25,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "conf.h"
 
 enum token_role { ROLE_INGEST = 1, ROLE_READ = 2, ROLE_ADMIN = ROLE_INGEST | ROLE_READ };
 
@@ -54,25 +57,11 @@ struct store_config {
 	int log_level;			/* enum log_level */
 	bool insecure_no_auth;
 
-	char *config_file;		/* --config, or NULL */
-	struct store_token *tokens;
+	struct store_token *tokens;	/* from the config file's token lines */
 	size_t nr_tokens;
 };
 
-/* What main() should do after parsing the command line. */
-enum config_action { RUN_SERVER, RUN_MIGRATE, RUN_HASH_TOKEN, RUN_HELP, RUN_VERSION };
-
-/*
- * Parse argv (and the --config file it names) into cfg. Returns 0, or -1
- * with a one-line message in errbuf (exit 2).
- */
-int config_load(struct store_config *cfg, int argc, char **argv, enum config_action *action,
-		char *errbuf, size_t size);
-void config_release(struct store_config *cfg);
-/* Re-read only the token lines of cfg->config_file into tokens/nr_tokens. */
-int config_load_tokens(const char *file, struct store_token **tokens, size_t *nr,
-		       char *errbuf, size_t size);
-void config_free_tokens(struct store_token *tokens, size_t nr);
-void config_usage(FILE *out);
+/* lrugen-store's settings table and hooks (tokens), for the functions of conf.h */
+extern const struct conf_prog store_conf;
 
 #endif

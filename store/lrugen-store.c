@@ -8,6 +8,7 @@
  * writer commit and acknowledge everything queued, stop HTTP, close.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,7 +20,6 @@
 #include "db.h"
 #include "http.h"
 #include "log.h"
-#include "lru_esc.h"
 #include "lru_model.h"
 #include "metrics.h"
 
@@ -42,46 +42,87 @@ static int hash_token(void)
 	return fflush(stdout) ? 1 : 0;
 }
 
-/* A one-line startup error on stderr, controls escaped like every log line. */
-static void fatal(const char *msg)
-{
-	char text[1024];
+/* What a run does besides serving: the store's own options. */
+enum run_mode { RUN_SERVER, RUN_MIGRATE, RUN_HASH_TOKEN };
 
-	lru_esc(text, sizeof(text), msg, strlen(msg), LRU_ESC_TERM);
-	fprintf(stderr, "lrugen-store: %s\n", text);
+enum { OPT_MIGRATE = 0x1000, OPT_HASH_TOKEN };
+
+static const struct option run_opts[] = {
+	{ "migrate", no_argument, NULL, OPT_MIGRATE },
+	{ "hash-token", no_argument, NULL, OPT_HASH_TOKEN },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int run_option(void *arg, int opt, const char *optarg, struct lru_error *err)
+{
+	(void)optarg;
+	(void)err;
+	*(enum run_mode *)arg = opt == OPT_MIGRATE ? RUN_MIGRATE : RUN_HASH_TOKEN;
+	return 0;
+}
+
+/* Settings and mode from the command line and the config file, checked for the mode. */
+static int load(struct store_config *cfg, struct conf_src *src, int argc, char **argv,
+		enum run_mode *mode, struct lru_error *err)
+{
+	enum conf_action action = conf_args(&store_conf, src, argc, argv, run_opts, run_option, mode,
+					    err);
+
+	if (action == CONF_HELP || action == CONF_VERSION) {
+		if (action == CONF_HELP)
+			conf_usage(&store_conf, stdout);
+		else
+			conf_version(&store_conf, stdout);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	if (action == CONF_BAD || conf_load(&store_conf, cfg, src, err))
+		return 2;
+	if (action == CONF_PRINT) {
+		conf_print(&store_conf, cfg, stdout);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
+	if (*mode == RUN_HASH_TOKEN)
+		return -1;
+	if (!cfg->db[0]) {
+		lru_fail(err, LRU_EINVAL, "no database: pass --db FILE (or 'db = FILE' in the config)");
+		return 2;
+	}
+	if (*mode == RUN_SERVER && !cfg->nr_tokens && !cfg->insecure_no_auth) {
+		lru_fail(err, LRU_EINVAL, "no tokens configured: add ingest-token/read-token/"
+			 "admin-token lines to a --config file, or pass --insecure-no-auth for a "
+			 "local demo");
+		return 2;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	static struct metrics metrics;
-	struct store_config cfg;
+	struct store_config cfg = { 0 };
+	struct conf_src src = { 0 };
 	struct store_ctx ctx = { 0 };
 	struct http_server *http = NULL;
 	struct store_db *db = NULL;
-	enum config_action action;
+	enum run_mode mode = RUN_SERVER;
+	struct lru_error err;
 	char msg[512];
 	sigset_t sigs;
-	int sig = 0;
+	int sig = 0, rc;
 
-	if (config_load(&cfg, argc, argv, &action, msg, sizeof(msg))) {
-		fatal(msg);
-		config_release(&cfg);
-		return 2;
+	log_init("lrugen-store", true);
+	lru_error_clear(&err);
+	rc = load(&cfg, &src, argc, argv, &mode, &err);
+	conf_src_release(&src);
+	if (rc >= 0) {
+		if (rc == 2)
+			log_fatal("%s", err.msg);
+		conf_release(&store_conf, &cfg);
+		return rc;
 	}
-	switch (action) {
-	case RUN_HELP:
-		config_usage(stdout);
-		config_release(&cfg);
-		return 0;
-	case RUN_VERSION:
-		puts("lrugen-store " LRUGEN_VERSION);
-		config_release(&cfg);
-		return 0;
-	case RUN_HASH_TOKEN:
-		config_release(&cfg);
+	if (mode == RUN_HASH_TOKEN) {
+		conf_release(&store_conf, &cfg);
 		return hash_token();
-	default:
-		break;
 	}
 	log_set_level((enum log_level)cfg.log_level);
 
@@ -92,15 +133,15 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (db_open(&db, &cfg, &metrics, action == RUN_MIGRATE, msg, sizeof(msg))) {
-		fatal(msg);
+	if (db_open(&db, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg))) {
+		log_fatal("%s", msg);
 		db_close(db);
-		config_release(&cfg);
+		conf_release(&store_conf, &cfg);
 		return 1;
 	}
-	if (action == RUN_MIGRATE) {
+	if (mode == RUN_MIGRATE) {
 		db_close(db);
-		config_release(&cfg);
+		conf_release(&store_conf, &cfg);
 		return 0;
 	}
 	ctx.cfg = &cfg;
@@ -108,9 +149,9 @@ int main(int argc, char **argv)
 	ctx.m = &metrics;
 	ctx.started_ms = lru_now_ms();
 	if (http_start(&http, &ctx, msg, sizeof(msg))) {
-		fatal(msg);
+		log_fatal("%s", msg);
 		db_close(db);
-		config_release(&cfg);
+		conf_release(&store_conf, &cfg);
 		return 1;
 	}
 	log_info("database '%s' (sync=%s, raw snapshots kept %llus, %zu tokens)", cfg.db,
@@ -123,7 +164,7 @@ int main(int argc, char **argv)
 	db_stop_writer(db);	/* commits and acknowledges every queued job */
 	http_stop(http);
 	db_close(db);
-	config_release(&cfg);
+	conf_release(&store_conf, &cfg);
 	log_info("stopped");
 	return 0;
 }

@@ -29,7 +29,7 @@ check "bad duration message" "lrugend: --interval 3q: duration '3q' has an unkno
 check "range message" "lrugend: --interval 2d: out of range (0 to 1d)" "$("$LRUGEND" --interval 2d 2>&1)"
 check "enum message" "lrugend: --mlock x: not one of off, onfault, all" "$("$LRUGEND" --mlock x 2>&1)"
 check_rc "interval 0 needs a test mode" 2 "$LRUGEND" --interval 0
-check_grep "reclaim needs memcgs" "reclaim needs reclaim_include" "$("$LRUGEND" --reclaim 2>&1)"
+check_grep "reclaim needs memcgs" "reclaim needs reclaim-include" "$("$LRUGEND" --reclaim 2>&1)"
 check_rc "store must be http(s)" 2 "$LRUGEND" --store ftp://x
 check_rc "drain needs a store" 2 "$LRUGEND" --drain
 check_rc "bad listen address" 2 "$LRUGEND" --listen nowhere
@@ -41,7 +41,7 @@ check_rc "missing explicit config file" 2 "$LRUGEND" --config "$tmp/none.conf"
 defaults=$("$LRUGEND" --print-config)
 check_grep "print-config default interval" '^interval = 2m$' "$defaults"
 check_grep "print-config has help comments" '^# time between ticks' "$defaults"
-check_grep "print-config default buckets" '^metrics_buckets = 1m,2m,5m,10m,30m,1h$' "$defaults"
+check_grep "print-config default buckets" '^metrics-buckets = 1m,2m,5m,10m,30m,1h$' "$defaults"
 printf '%s\n' "$defaults" >"$tmp/defaults.conf"
 check "print-config round-trips" "$defaults" "$("$LRUGEND" --config "$tmp/defaults.conf" --print-config)"
 
@@ -67,8 +67,23 @@ printf 'interval = 5m\ninterval = 6m\n' >"$tmp/bad.conf"
 check_grep "scalar set twice" "bad.conf:2: 'interval' is set twice" "$("$LRUGEND" --config "$tmp/bad.conf" 2>&1)"
 printf 'age = maybe\n' >"$tmp/bad.conf"
 check_grep "bad boolean" "bad.conf:1: age = maybe: not true or false" "$("$LRUGEND" --config "$tmp/bad.conf" 2>&1)"
-printf 'interval 5m\n' >"$tmp/bad.conf"
-check_grep "line without =" "bad.conf:1: expected 'name = value'" "$("$LRUGEND" --config "$tmp/bad.conf" 2>&1)"
+printf 'interval\n' >"$tmp/bad.conf"
+check_grep "line without a value" "bad.conf:1: expected 'name = value'" "$("$LRUGEND" --config "$tmp/bad.conf" 2>&1)"
+# old spellings still load, each kind with one warning naming the new one
+printf 'interval 5m\nskip_empty = false\nlog_level = debug\n' >"$tmp/old.conf"
+cfg=$("$LRUGEND" --config "$tmp/old.conf" --print-config 2>"$tmp/old.err")
+check "old spellings load" "interval = 5m skip-empty = false log-level = debug" \
+	"$(grep -E '^(interval|skip-empty|log-level) =' <<<"$cfg" | paste -sd' ')"
+check_grep "old syntax: warned with the new" \
+	"warning: .*old.conf:1: 'interval 5m' is the old 'NAME VALUE' syntax: write 'interval = 5m'$" \
+	"$(cat "$tmp/old.err")"
+check_grep "old '_' names: warned once with the new" \
+	"warning: .*old.conf:2: 'skip_empty' is an old spelling: write 'skip-empty' \(and 1 more line\)$" \
+	"$(cat "$tmp/old.err")"
+check "the sample config loads, without warnings" "" \
+	"$("$LRUGEND" --config "$LRUGEN_SRC/collector/lrugend.conf.sample" --token-file '' --print-config 2>&1 >/dev/null)"
+check "booleans: --name=false" "age = false" "$("$LRUGEND" --age=false --print-config | grep '^age =')"
+check "booleans: a bad value" "lrugend: --age maybe: not true or false" "$("$LRUGEND" --age=maybe 2>&1)"
 
 # --- one collection: --once --output ---------------------------------------------
 check_rc "once --output" 0 once a --no-age
@@ -153,7 +168,7 @@ check "journal: one event per line" 0 "$(count_lines '^[0-9]{4}-' "$tmp/journal.
 # lru_gen rewritten between ticks: birth times stay on one timeline
 w0=$(date +%s%3N)
 "$GENROOT" --memcgs 3 --nodes 1 --ages 60000,30000,20000,10000 "$tmp/tl" >/dev/null
-printf 'interval = 1h\nlog_level = info\n' >"$tmp/d.conf"
+printf 'interval = 1h\nlog-level = info\n' >"$tmp/d.conf"
 start_lrugend "$tmp/d.log" --config "$tmp/d.conf" --root "$tmp/tl" --spool "$tmp/dspool" \
 	--store http://127.0.0.1:9 --no-age --backoff-min 1h --backoff-max 1h
 wait_for "first tick" 20 has_taken 1 "$tmp/d.log"
@@ -165,7 +180,7 @@ t1=$(date +%s%3N)
 shift_ms=$((t1 - w0))
 "$GENROOT" --only-lru-gen --memcgs 3 --nodes 1 --ages 60000,30000,20000,10000 --age-shift "$shift_ms" "$tmp/tl"
 # SIGHUP: a changed config is logged and applied (a shorter interval ticks again)
-printf 'interval = 2s\nlog_level = info\ninclude = /jobs*\n' >"$tmp/d.conf"
+printf 'interval = 2s\nlog-level = info\ninclude = /jobs*\n' >"$tmp/d.conf"
 kill -HUP "$LRUGEND_PID"
 wait_for "reload logged" 20 grep -q "config: interval: '1h' -> '2s'" "$tmp/d.log"
 check_grep "list change logged" "config: include: '' -> '/jobs\\*'" "$(cat "$tmp/d.log")"

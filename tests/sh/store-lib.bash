@@ -69,9 +69,9 @@ make_tokens() {
 	done
 	{
 		echo "# test tokens"
-		echo "admin-token $("$STORE_BIN" --hash-token <"$dir/admin.token")"
-		echo "read-token $("$STORE_BIN" --hash-token <"$dir/read.token")"
-		echo "ingest-token $("$STORE_BIN" --hash-token <"$dir/web1.token") host=web-1"
+		echo "admin-token = $("$STORE_BIN" --hash-token <"$dir/admin.token")"
+		echo "read-token = $("$STORE_BIN" --hash-token <"$dir/read.token")"
+		echo "ingest-token = $("$STORE_BIN" --hash-token <"$dir/web1.token") host=web-1"
 		echo "ingest-token = $("$STORE_BIN" --hash-token <"$dir/any.token") host=*"
 	} >"$dir/tokens.conf"
 }

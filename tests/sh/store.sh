@@ -18,19 +18,34 @@ grep -v '^host db-1\|/jobs/db\|^gen [123] \|total 16G' "$tmp/fleet.spec" >"$tmp/
 out=$("$STORE_BIN" --db "$tmp/x.db" --listen 127.0.0.1:0 2>&1)
 check "no tokens: refuses to start" 2 $?
 check_grep "no tokens: says what to do" "no tokens configured.*--insecure-no-auth" "$out"
-printf 'read-token abc\n' >"$tmp/bad.conf"
-check_grep "bad token line names the line" "line 1: a token line needs the token's SHA-256" \
+printf 'read-token = abc\n' >"$tmp/bad.conf"
+check_grep "bad token line names the line" "bad.conf:1: a token line needs the token's SHA-256" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --config "$tmp/bad.conf" 2>&1)"
-printf 'frobnicate 1\n' >"$tmp/bad.conf"
-check_grep "unknown setting" "line 1: unknown setting 'frobnicate'" \
+printf 'frobnicate = 1\n' >"$tmp/bad.conf"
+check_grep "unknown setting" "bad.conf:1: unknown setting 'frobnicate'" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --config "$tmp/bad.conf" 2>&1)"
+# an old config ('NAME VALUE' lines) still loads, with one warning naming the new syntax
+abc=$(printf abc | sha256sum | cut -d' ' -f1)
+printf 'listen 127.0.0.1:7071\nread-token %s\n' "$abc" >"$tmp/old.conf"
+out=$("$STORE_BIN" --config "$tmp/old.conf" --print-config 2>"$tmp/old.err")
+check_grep "old syntax: settings load" '^listen = 127\.0\.0\.1:7071$' "$out"
+check_grep "old syntax: tokens load" "^read-token = $abc$" "$out"
+check_grep "old syntax: a warning naming the new syntax" \
+	"lrugen-store: warning: .*old.conf:1: 'listen 127.0.0.1:7071' is the old 'NAME VALUE' syntax: write 'listen = 127.0.0.1:7071' \(and 1 more line\)$" \
+	"$(cat "$tmp/old.err")"
+check "old syntax: one warning" 1 "$(wc -l <"$tmp/old.err")"
+out=$("$STORE_BIN" --config "$tmp/old.conf" --print-config 2>/dev/null)
+printf '%s\n' "$out" >"$tmp/new.conf"
+check "the sample config loads, without warnings" "" \
+	"$("$STORE_BIN" --config "$LRUGEN_SRC/store/lrugen-store.conf.sample" --print-config 2>&1 >/dev/null)"
+check "print-config reads back to itself" "$out" "$("$STORE_BIN" --config "$tmp/new.conf" --print-config 2>&1)"
 check_rc "--help" 0 "$STORE_BIN" --help
 check_grep "a database in a missing directory: the directory is named" \
 	"cannot open database '$tmp/none/x.db': .* \(no directory '$tmp/none': create it\)" \
 	"$("$STORE_BIN" --db "$tmp/none/x.db" --insecure-no-auth 2>&1)"
-check_grep "a bad setting names it, the value and the range" "'threads' 0: out of range \(1 to 64\)" \
+check_grep "a bad setting names it, the value and the range" "--threads 0: out of range \(1 to 64\)" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --threads 0 2>&1)"
-check_grep "commit-delay is bounded" "'commit-delay' 20s: out of range \(0 to 10s\)" \
+check_grep "commit-delay is bounded" "--commit-delay 20s: out of range \(0 to 10s\)" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --commit-delay 20s 2>&1)"
 check "hash-token is SHA-256" "$(printf abc | sha256sum | cut -d' ' -f1)" \
 	"$(printf 'abc\n' | "$STORE_BIN" --hash-token)"

@@ -492,8 +492,8 @@ mkdir -p "$tmp/store"
 echo "read-$RANDOM$RANDOM" >"$tmp/store/read.token"
 echo "ingest-$RANDOM$RANDOM" >"$tmp/store/ingest.token"
 {
-	echo "read-token $("$STORE" --hash-token <"$tmp/store/read.token")"
-	echo "ingest-token $("$STORE" --hash-token <"$tmp/store/ingest.token") host=*"
+	echo "read-token = $("$STORE" --hash-token <"$tmp/store/read.token")"
+	echo "ingest-token = $("$STORE" --hash-token <"$tmp/store/ingest.token") host=*"
 } >"$tmp/store/tokens.conf"
 
 # run_store: lrugen-store on a free port; sets store_pid and url
