@@ -3,17 +3,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "lru_iface.h"
 #include "lru_settings.h"
-#include "lru_units.h"
 
 #define F(field) offsetof(struct config, field)
 #define SEC (1000LL)
