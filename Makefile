@@ -102,6 +102,10 @@ $(O)/tests/test_pb_regress: $(O)/tests/unit/test_pb_regress.o $(O)/tests/fuzz/fu
 		$(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
+# the store client's tests link libcurl
+$(O)/tests/test_client: $(O)/tests/unit/test_client.o $(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(NET_LIBS)
+
 # test tools: small programs the shell tests drive (test servers, generators)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(O)/tests/tools/%)

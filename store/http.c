@@ -531,7 +531,7 @@ static enum MHD_Result ingest_continue(struct http_server *s, struct MHD_Connect
 
 /* ---- queries, /metrics, /healthz ------------------------------------------------------------ */
 
-/* the JSON queries by route (lru_routes.h); /v1/latest is run_latest() */
+/* the JSON queries by route (lru_routes.h); /v1/latest is reply_latest() */
 static json_t *(*const queries[LRU_ROUTE_NR])(struct query *q) = {
 	[LRU_ROUTE_HOSTS] = query_hosts,
 	[LRU_ROUTE_COLD] = query_cold,
