@@ -62,23 +62,21 @@ static const enum lru_route routes[F_NR] = {
 };
 
 /* each option's query parameter: a command takes it when its route does (lru_routes.h) */
-static const struct lru_client_param params[] = {
-	{ "threshold", NULL }, { "by", NULL }, { "memcg_glob", NULL }, { "limit", NULL },
-	{ "need", NULL }, { "per_node", NULL }, { "window", NULL }, { "percentile", NULL },
-	{ "host", NULL }, { "memcg", NULL }, { "since", NULL }, { "after", NULL },
-	{ "thresholds", NULL },
+static const struct fleet_param {
+	int opt;
+	const char *name;
+} params[] = {
+	{ O_THRESHOLD, "threshold" }, { O_BY, "by" }, { O_MEMCG_GLOB, "memcg_glob" },
+	{ O_LIMIT, "limit" }, { O_NEED, "need" }, { O_PER_NODE, "per_node" },
+	{ O_WINDOW, "window" }, { O_PERCENTILE, "percentile" }, { O_HOST, "host" },
+	{ O_MEMCG, "memcg" }, { O_SINCE, "since" }, { O_AFTER, "after" },
+	{ O_THRESHOLDS, "thresholds" },
 };
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
 
-/* the options in the order of params[] */
-static const int param_opts[NR_PARAMS] = {
-	O_THRESHOLD, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED, O_PER_NODE, O_WINDOW, O_PERCENTILE,
-	O_HOST, O_MEMCG, O_SINCE, O_AFTER, O_THRESHOLDS,
-};
-
 struct fleet {
 	const char *store, *token_file, *ca_file;
-	struct lru_client_param value[NR_PARAMS];	/* params[] with the values given */
+	struct lru_client_param value[NR_PARAMS];	/* params[]' names, the values given */
 	char *token;
 	struct lru_client_resp resp;
 };
@@ -86,7 +84,7 @@ struct fleet {
 static const char *value_of(const struct fleet *f, int opt)
 {
 	for (size_t i = 0; i < NR_PARAMS; i++)
-		if (param_opts[i] == opt)
+		if (params[i].opt == opt)
 			return f->value[i].value;
 	return NULL;
 }
@@ -511,7 +509,8 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 	int cmd = -1, opt, rc;
 	json_t *doc;
 
-	memcpy(f.value, params, sizeof(params));
+	for (size_t i = 0; i < NR_PARAMS; i++)
+		f.value[i].name = params[i].name;
 
 	f.store = getenv("LRUGEN_STORE");
 	if (!f.store || !*f.store)
@@ -532,7 +531,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 				f.ca_file = optarg;
 				continue;
 			}
-			for (i = 0; i < NR_PARAMS && param_opts[i] != opt; i++)
+			for (i = 0; i < NR_PARAMS && params[i].opt != opt; i++)
 				;
 			if (i < NR_PARAMS) {
 				if (cmd < 0 || !lru_route_takes(routes[cmd], params[i].name)) {

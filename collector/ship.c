@@ -229,8 +229,13 @@ static bool abort_send(void *arg)
 	return stopping(arg);
 }
 
-/* The client of cfg, made on first use; NULL after logging why not. */
-static struct lru_client *client(struct ship *s, const struct config *cfg)
+/*
+ * POST body (gzip'd with gz) into s->resp, with the client of cfg (made on
+ * first use); returns the HTTP status, or 0 with s->resp.detail set when no
+ * response came (connection error, timeout, abort, a bad store URL).
+ */
+static long post(struct ship *s, const struct config *cfg, const uint8_t *body, size_t len,
+		 bool gz)
 {
 	const struct lru_client_opts o = {
 		.url = cfg->store, .token = s->token, .ca_file = cfg->ca_file,
@@ -239,35 +244,20 @@ static struct lru_client *client(struct ship *s, const struct config *cfg)
 		.max_body = RESP_MAX - 1, .cut_body = true, .tls_no_verify = !cfg->tls_verify,
 		.abort = abort_send, .abort_arg = s,
 	};
-	struct lru_error err;
-
-	if (!s->client && lru_client_new(&o, &s->client, &err))
-		log_error("store '%s': %s", cfg->store, err.msg);
-	return s->client;
-}
-
-/*
- * POST body (gzip'd with gz) into s->resp; returns the HTTP status, or 0
- * with s->resp.detail set when no response came (connection error,
- * timeout, abort).
- */
-static long post(struct ship *s, const struct config *cfg, const uint8_t *body, size_t len,
-		 bool gz)
-{
 	const struct lru_client_req rq = {
 		.route = LRU_ROUTE_INGEST, .body = body, .len = len,
 		.content_type = "application/x-protobuf", .gzip = gz,
 	};
-	struct lru_client *c = client(s, cfg);
 	struct lru_error err;
+	enum lru_err rc = LRU_OK;
 
 	lru_client_resp_release(&s->resp);
-	if (!c) {
-		memset(&s->resp, 0, sizeof(s->resp));
-		snprintf(s->resp.detail, sizeof(s->resp.detail), "no client for '%s'", cfg->store);
-		return 0;
-	}
-	if (lru_client_do(c, &rq, &s->resp, &err) && !s->resp.detail[0])
+	memset(&s->resp, 0, sizeof(s->resp));
+	if (!s->client)
+		rc = lru_client_new(&o, &s->client, &err);
+	if (!rc)
+		rc = lru_client_do(s->client, &rq, &s->resp, &err);
+	if (rc && !s->resp.detail[0])
 		snprintf(s->resp.detail, sizeof(s->resp.detail), "%s", err.msg);
 	if (s->resp.status)
 		s->store_gzip = s->resp.store_gzip;
