@@ -113,6 +113,10 @@ $(O)/tests/unit/test_conf.o: ALL_CFLAGS += -Idaemon
 $(O)/tests/test_conf: $(O)/tests/unit/test_conf.o $(DAEMON_OBJS) $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
+# the store client's tests link libcurl
+$(O)/tests/test_client: $(O)/tests/unit/test_client.o $(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(NET_LIBS)
+
 # test tools: small programs the shell tests drive (test servers, generators)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(O)/tests/tools/%)

@@ -1,13 +1,13 @@
 /* cmd-fleet.c - lrugen fleet: ask lrugen-store the fleet questions (hosts cold rank wss timeline capacity). */
 #include "cli.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lru_buf.h"
+#include "lru_client.h"
 #include "lru_units.h"
 
 static const char usage[] =
@@ -56,49 +56,40 @@ enum fleet_opt {
 	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS, O_AFTER,
 };
 
-/* which command takes which option (query parameter name) */
+static const enum lru_route routes[F_NR] = {
+	LRU_ROUTE_HOSTS, LRU_ROUTE_COLD, LRU_ROUTE_RANK, LRU_ROUTE_WSS, LRU_ROUTE_TIMELINE,
+	LRU_ROUTE_CAPACITY,
+};
+
+/* each option's query parameter: a command takes it when its route does (lru_routes.h) */
 static const struct fleet_param {
 	int opt;
-	const char *param;
-	unsigned cmds;		/* bit per enum fleet_cmd */
+	const char *name;
 } params[] = {
-	{ O_THRESHOLD, "threshold", 1u << F_COLD | 1u << F_RANK | 1u << F_WSS },
-	{ O_BY, "by", 1u << F_COLD },
-	{ O_MEMCG_GLOB, "memcg_glob", 1u << F_COLD | 1u << F_WSS },
-	{ O_LIMIT, "limit", 1u << F_COLD | 1u << F_RANK | 1u << F_TIMELINE },
-	{ O_NEED, "need", 1u << F_RANK },
-	{ O_PER_NODE, "per_node", 1u << F_RANK },
-	{ O_WINDOW, "window", 1u << F_WSS },
-	{ O_PERCENTILE, "percentile", 1u << F_WSS },
-	{ O_HOST, "host", 1u << F_TIMELINE },
-	{ O_MEMCG, "memcg", 1u << F_TIMELINE },
-	{ O_SINCE, "since", 1u << F_TIMELINE },
-	{ O_AFTER, "after", 1u << F_TIMELINE },
-	{ O_THRESHOLDS, "thresholds", 1u << F_CAPACITY },
+	{ O_THRESHOLD, "threshold" }, { O_BY, "by" }, { O_MEMCG_GLOB, "memcg_glob" },
+	{ O_LIMIT, "limit" }, { O_NEED, "need" }, { O_PER_NODE, "per_node" },
+	{ O_WINDOW, "window" }, { O_PERCENTILE, "percentile" }, { O_HOST, "host" },
+	{ O_MEMCG, "memcg" }, { O_SINCE, "since" }, { O_AFTER, "after" },
+	{ O_THRESHOLDS, "thresholds" },
 };
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
 
 struct fleet {
 	const char *store, *token_file, *ca_file;
-	const char *value[NR_PARAMS];
+	struct lru_client_param value[NR_PARAMS];	/* params[]' names, the values given */
 	char *token;
-	struct lru_buf body;
+	struct lru_client_resp resp;
 };
 
 static const char *value_of(const struct fleet *f, int opt)
 {
 	for (size_t i = 0; i < NR_PARAMS; i++)
 		if (params[i].opt == opt)
-			return f->value[i];
+			return f->value[i].value;
 	return NULL;
 }
 
 /* ---- talking to the store ----------------------------------------------------- */
-
-static size_t on_body(char *buf, size_t size, size_t n, void *arg)
-{
-	return lru_buf_append(arg, buf, size * n, NULL) ? 0 : size * n;
-}
 
 static int read_token(struct fleet *f)
 {
@@ -125,112 +116,40 @@ static int read_token(struct fleet *f)
 	return 0;
 }
 
-/* The error message of a JSON error document, or the body itself. */
-static const char *error_of(const struct lru_buf *body, char *buf, size_t size)
-{
-	json_t *doc = json_loadb((const char *)body->data, body->len, 0, NULL);
-	const char *msg = json_string_value(json_object_get(doc, "error"));
-
-	snprintf(buf, size, "%.*s", msg ? 400 : (int)(body->len < 200 ? body->len : 200),
-		 msg ? msg : (const char *)body->data);
-	json_decref(doc);
-	return buf;
-}
-
-/* GET PATH?params into f->body; an exit code with a one-line error. */
+/* GET the command's route into f->resp; an exit code with a one-line error. */
 static int get(struct fleet *f, enum fleet_cmd cmd)
 {
-	struct lru_buf url;
-	struct curl_slist *hdrs = NULL;
-	char auth[4200], curl_err[CURL_ERROR_SIZE] = "", msg[512];
-	size_t base = strlen(f->store);
-	long status = 0;
-	bool first = true;
-	CURLcode cc;
-	CURL *c;
-	int rc = CLI_OK;
+	const struct lru_client_opts opts = {
+		.url = f->store, .token = f->token, .ca_file = f->ca_file,
+		.agent = "lrugen/" LRUGEN_VERSION, .connect_timeout_ms = 10000, .timeout_ms = 120000,
+	};
+	const struct lru_client_req rq = {
+		.route = routes[cmd], .params = f->value, .nr_params = NR_PARAMS,
+	};
+	struct lru_client *c;
+	struct lru_error err;
+	enum lru_err rc;
 
-	while (base && f->store[base - 1] == '/')
-		base--;
-	c = curl_easy_init();
-	lru_buf_init(&url);
-	if (!c || lru_buf_append(&url, f->store, base, NULL) ||
-	    lru_buf_append(&url, "/v1/", 4, NULL) ||
-	    lru_buf_append(&url, cmd_names[cmd], strlen(cmd_names[cmd]), NULL)) {
-		cli_err("out of memory");
-		rc = CLI_FAIL;
-		goto out;
+	lru_error_clear(&err);
+	rc = lru_client_new(&opts, &c, &err);
+	if (!rc)
+		rc = lru_client_do(c, &rq, &f->resp, &err);
+	if (!rc)
+		rc = lru_client_check(&f->resp, &err);
+	lru_client_free(c);
+	if (!rc)
+		return CLI_OK;
+	cli_err("%s", err.msg);
+	switch (rc) {
+	case LRU_EIO:		/* no answer */
+	case LRU_EACCES:
+		return CLI_ENV;
+	case LRU_EINVAL:	/* 400, 404: the store's own message */
+	case LRU_ENOENT:
+		return CLI_USAGE;
+	default:
+		return CLI_FAIL;
 	}
-	for (size_t i = 0; i < NR_PARAMS; i++) {
-		char *esc;
-
-		if (!f->value[i])
-			continue;
-		esc = curl_easy_escape(c, f->value[i], 0);
-		if (!esc || lru_buf_append(&url, first ? "?" : "&", 1, NULL) ||
-		    lru_buf_append(&url, params[i].param, strlen(params[i].param), NULL) ||
-		    lru_buf_append(&url, "=", 1, NULL) || lru_buf_append(&url, esc, strlen(esc), NULL)) {
-			curl_free(esc);
-			cli_err("out of memory");
-			rc = CLI_FAIL;
-			goto out;
-		}
-		curl_free(esc);
-		first = false;
-	}
-	if (lru_buf_append(&url, "", 1, NULL)) {
-		rc = CLI_FAIL;
-		goto out;
-	}
-	if (f->token) {
-		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", f->token);
-		hdrs = curl_slist_append(hdrs, auth);
-		memset(auth, 0, sizeof(auth));
-	}
-	curl_easy_setopt(c, CURLOPT_URL, (char *)url.data);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "lrugen/" LRUGEN_VERSION);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f->body);
-	if (f->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, f->ca_file);
-	cc = curl_easy_perform(c);
-	curl_slist_free_all(hdrs);
-	if (cc != CURLE_OK) {
-		cli_err("store unreachable at '%.*s': %s", (int)base, f->store,
-			cc == CURLE_COULDNT_CONNECT ? "connection refused"
-			: curl_err[0] ? curl_err : curl_easy_strerror(cc));
-		rc = CLI_ENV;
-		goto out;
-	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	lru_buf_append(&f->body, "", 1, NULL);	/* NUL-terminated, not counted */
-	f->body.len--;
-	if (status == 200)
-		goto out;
-	if (status == 401) {
-		cli_err("the store refused the token (HTTP 401): pass a read token with "
-			"--token-file or LRUGEN_TOKEN");
-		rc = CLI_ENV;
-	} else if (status == 403) {
-		cli_err("the token may not read the store (HTTP 403): use a read or admin token");
-		rc = CLI_ENV;
-	} else if (status == 400 || status == 404) {
-		cli_err("%s", error_of(&f->body, msg, sizeof(msg)));
-		rc = CLI_USAGE;
-	} else {
-		cli_err("the store answered HTTP %ld: %s", status, error_of(&f->body, msg, sizeof(msg)));
-		rc = CLI_FAIL;
-	}
-out:
-	lru_buf_release(&url);
-	curl_easy_cleanup(c);
-	return rc;
 }
 
 /* ---- tables ----------------------------------------------------------------------- */
@@ -586,8 +505,12 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fleet f = { 0 };
+	const struct lru_buf *body = &f.resp.body;
 	int cmd = -1, opt, rc;
 	json_t *doc;
+
+	for (size_t i = 0; i < NR_PARAMS; i++)
+		f.value[i].name = params[i].name;
 
 	f.store = getenv("LRUGEN_STORE");
 	if (!f.store || !*f.store)
@@ -611,14 +534,14 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			for (i = 0; i < NR_PARAMS && params[i].opt != opt; i++)
 				;
 			if (i < NR_PARAMS) {
-				if (cmd < 0 || !(params[i].cmds & (1u << cmd))) {
+				if (cmd < 0 || !lru_route_takes(routes[cmd], params[i].name)) {
 					cli_err("fleet %s: option '%s' does not apply (see 'lrugen fleet -h')",
 						cmd < 0 ? "" : cmd_names[cmd], argv[optind - 1]);
 					return CLI_USAGE;
 				}
 				if (check_value(opt, optarg ? optarg : ""))
 					return CLI_USAGE;
-				f.value[i] = opt == O_PER_NODE ? "1" : optarg;
+				f.value[i].value = opt == O_PER_NODE ? "1" : optarg;
 				continue;
 			}
 			rc = cli_common_opt(cli, NULL, opt, usage);
@@ -657,11 +580,11 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 	if (!rc)
 		rc = get(&f, (enum fleet_cmd)cmd);
 	if (!rc && cli->json) {
-		if (fwrite(f.body.data, 1, f.body.len, stdout) != f.body.len ||
-		    (f.body.len && f.body.data[f.body.len - 1] != '\n' && putchar('\n') == EOF))
+		if (fwrite(body->data, 1, body->len, stdout) != body->len ||
+		    (body->len && body->data[body->len - 1] != '\n' && putchar('\n') == EOF))
 			rc = CLI_FAIL;
 	} else if (!rc) {
-		doc = json_loadb((const char *)f.body.data, f.body.len, 0, NULL);
+		doc = json_loadb((const char *)body->data, body->len, 0, NULL);
 		if (!doc) {
 			cli_err("the store's answer is not JSON");
 			rc = CLI_FAIL;
@@ -674,6 +597,6 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		memset(f.token, 0, strlen(f.token));
 		free(f.token);
 	}
-	lru_buf_release(&f.body);
+	lru_client_resp_release(&f.resp);
 	return rc;
 }

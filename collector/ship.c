@@ -1,7 +1,6 @@
 /* ship.c - POST spooled snapshots to the store, with backoff and batch splitting. */
 #include "ship.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -10,26 +9,24 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "log.h"
+#include "lru_client.h"
 #include "lru_model.h"
 
 #define RESP_MAX 4096
 #define TOKEN_MAX 4096
 
 struct ship {
-	CURL *curl;
+	struct lru_client *client;	/* made by ship_run from the config, dropped by ship_reset */
 	bool (*should_stop)(void);
 	atomic_bool cancel;		/* ship_cancel(), from any thread */
 	pthread_mutex_t lock;		/* guards st: ship_stats() reads it from another thread */
 	struct ship_stats st;
 	bool store_gzip;		/* the store advertised Accept-Encoding: gzip */
-	bool resp_gzip;			/* ... in the response being read */
 	unsigned failures;		/* consecutive failed attempts */
 	int64_t retry_at;		/* no attempt before this wall-clock time */
 	uint64_t max_bytes;		/* learned from 413s; 0 = batch_max_bytes */
@@ -37,9 +34,7 @@ struct ship {
 	char last_error[256];		/* logged once per streak */
 	char token[TOKEN_MAX];
 	struct stat token_st;		/* of the token file when it was read */
-	char resp[RESP_MAX];
-	size_t resp_len;
-	char curl_err[CURL_ERROR_SIZE];
+	struct lru_client_resp resp;	/* of the last request */
 	uint64_t rng;
 };
 
@@ -68,11 +63,6 @@ struct ship *ship_new(bool (*should_stop)(void))
 
 	if (!s)
 		return NULL;
-	s->curl = curl_easy_init();
-	if (!s->curl) {
-		free(s);
-		return NULL;
-	}
 	s->should_stop = should_stop;
 	atomic_init(&s->cancel, false);
 	pthread_mutex_init(&s->lock, NULL);
@@ -84,7 +74,8 @@ void ship_free(struct ship *s)
 {
 	if (!s)
 		return;
-	curl_easy_cleanup(s->curl);
+	lru_client_free(s->client);
+	lru_client_resp_release(&s->resp);
 	memset(s->token, 0, sizeof(s->token));
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -115,6 +106,8 @@ void ship_reset(struct ship *s)
 	s->max_records = 0;
 	s->token_st.st_ino = 0;
 	s->token_st.st_mtim.tv_sec = 0;
+	lru_client_free(s->client);
+	s->client = NULL;
 }
 
 static uint64_t next_random(struct ship *s)
@@ -154,6 +147,8 @@ static void load_token(struct ship *s, const char *file)
 	s->token[n] = '\0';
 	s->token[strcspn(s->token, "\r\n")] = '\0';
 	s->token_st = st;
+	if (s->client && lru_client_set_token(s->client, s->token, NULL))
+		log_error("out of memory setting the token");
 	if (st.st_mode & 077)
 		log_warn("token_file '%s' is readable by other users (chmod 600 it)", file);
 }
@@ -229,133 +224,44 @@ static int build_batch(struct ship *s, const struct config *cfg, struct lru_spoo
 
 /* ---- one request ----------------------------------------------------------------------- */
 
-static size_t on_header(char *buf, size_t size, size_t n, void *arg)
+static bool abort_send(void *arg)
 {
-	struct ship *s = arg;
-	size_t len = size * n;
-
-	if (len > 16 && !strncasecmp(buf, "accept-encoding:", 16)) {
-		char value[128];
-		size_t vlen = len - 16 < sizeof(value) - 1 ? len - 16 : sizeof(value) - 1;
-
-		memcpy(value, buf + 16, vlen);
-		value[vlen] = '\0';
-		if (strcasestr(value, "gzip"))
-			s->resp_gzip = true;
-	}
-	return len;
-}
-
-static size_t on_body(char *buf, size_t size, size_t n, void *arg)
-{
-	struct ship *s = arg;
-	size_t len = size * n, room = sizeof(s->resp) - 1 - s->resp_len;
-
-	memcpy(s->resp + s->resp_len, buf, len < room ? len : room);
-	s->resp_len += len < room ? len : room;
-	s->resp[s->resp_len] = '\0';
-	return len;
-}
-
-static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	struct ship *s = arg;
-
-	(void)dt, (void)dn, (void)ut, (void)un;
-	return stopping(s);
-}
-
-/* gzip len bytes of in; NULL on failure. The caller frees the result. */
-static uint8_t *gzip_body(const uint8_t *in, size_t len, size_t *out_len)
-{
-	z_stream z;
-	uint8_t *out = NULL;
-	size_t cap;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return NULL;
-	cap = deflateBound(&z, (uLong)len);
-	out = malloc(cap);
-	if (out) {
-		z.next_in = (Bytef *)in;
-		z.avail_in = (uInt)len;
-		z.next_out = out;
-		z.avail_out = (uInt)cap;
-		if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-			free(out);
-			out = NULL;
-		}
-		*out_len = z.total_out;
-	}
-	deflateEnd(&z);
-	return out;
+	return stopping(arg);
 }
 
 /*
- * POST body; returns the HTTP status, or 0 with s->curl_err set when no
- * response came (connection error, timeout, abort).
+ * POST body (gzip'd with gz) into s->resp, with the client of cfg (made on
+ * first use); returns the HTTP status, or 0 with s->resp.detail set when no
+ * response came (connection error, timeout, abort, a bad store URL).
  */
 static long post(struct ship *s, const struct config *cfg, const uint8_t *body, size_t len,
 		 bool gz)
 {
-	char url[2048], auth[TOKEN_MAX + 32];
-	struct curl_slist *hdrs = NULL;
-	size_t base = strlen(cfg->store);
-	CURL *c = s->curl;
-	long status = 0;
-	CURLcode cc;
+	const struct lru_client_opts o = {
+		.url = cfg->store, .token = s->token, .ca_file = cfg->ca_file,
+		.agent = "lrugend/" LRUGEN_VERSION,
+		.connect_timeout_ms = (long)cfg->connect_timeout_ms, .timeout_ms = (long)cfg->timeout_ms,
+		.max_body = RESP_MAX - 1, .cut_body = true, .tls_no_verify = !cfg->tls_verify,
+		.abort = abort_send, .abort_arg = s,
+	};
+	const struct lru_client_req rq = {
+		.route = LRU_ROUTE_INGEST, .body = body, .len = len,
+		.content_type = "application/x-protobuf", .gzip = gz,
+	};
+	struct lru_error err;
+	enum lru_err rc = LRU_OK;
 
-	while (base && cfg->store[base - 1] == '/')
-		base--;
-	snprintf(url, sizeof(url), "%.*s/v1/snapshots", (int)base, cfg->store);
-	hdrs = curl_slist_append(hdrs, "Content-Type: application/x-protobuf");
-	hdrs = curl_slist_append(hdrs, "Expect:");
-	if (gz)
-		hdrs = curl_slist_append(hdrs, "Content-Encoding: gzip");
-	if (s->token[0]) {
-		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", s->token);
-		hdrs = curl_slist_append(hdrs, auth);
-		memset(auth, 0, sizeof(auth));
-	}
-	curl_easy_reset(c);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "lrugend/" LRUGEN_VERSION);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_POST, 1L);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)cfg->connect_timeout_ms);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)cfg->timeout_ms);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, cfg->tls_verify ? 1L : 0L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, cfg->tls_verify ? 2L : 0L);
-	if (cfg->ca_file[0])
-		curl_easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, s);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, s);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, s->curl_err);
-	s->curl_err[0] = '\0';
-	s->resp_len = 0;
-	s->resp[0] = '\0';
-	s->resp_gzip = false;
-	cc = curl_easy_perform(c);
-	if (cc == CURLE_OK) {
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		s->store_gzip = s->resp_gzip;
-	} else if (!s->curl_err[0]) {
-		snprintf(s->curl_err, sizeof(s->curl_err), "%s", curl_easy_strerror(cc));
-	}
-	/* the header list held the token */
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(hdrs);
-	return status;
+	lru_client_resp_release(&s->resp);
+	memset(&s->resp, 0, sizeof(s->resp));
+	if (!s->client)
+		rc = lru_client_new(&o, &s->client, &err);
+	if (!rc)
+		rc = lru_client_do(s->client, &rq, &s->resp, &err);
+	if (rc && !s->resp.detail[0])
+		snprintf(s->resp.detail, sizeof(s->resp.detail), "%s", err.msg);
+	if (s->resp.status)
+		s->store_gzip = s->resp.store_gzip;
+	return s->resp.status;
 }
 
 /* Log a failed attempt: the first of a streak and changes loudly, repeats quietly. */
@@ -380,7 +286,8 @@ static void failed(struct ship *s, enum log_level lv, const char *fmt, ...)
 /* A 2xx: check the store's count against what was sent. */
 static void acknowledged(struct ship *s, const struct batch *b)
 {
-	json_t *doc = json_loadb(s->resp, s->resp_len, 0, NULL);
+	const char *resp = s->resp.body.data ? (const char *)s->resp.body.data : "";
+	json_t *doc = json_loadb(resp, s->resp.body.len, 0, NULL);
 	json_int_t acc = -1, dup = 0;
 
 	if (doc) {
@@ -394,7 +301,7 @@ static void acknowledged(struct ship *s, const struct batch *b)
 	}
 	if (acc < 0 || dup < 0 || (size_t)(acc + dup) != b->n)
 		log_warn("store acknowledged %zu snapshots (seq %" PRIu64 "-%" PRIu64
-			 ") with an unexpected answer: %.200s", b->n, b->first_seq, b->last_seq, s->resp);
+			 ") with an unexpected answer: %.200s", b->n, b->first_seq, b->last_seq, resp);
 	log_info("sent %zu snapshots (seq %" PRIu64 "-%" PRIu64 "): %lld accepted, %lld duplicates",
 		 b->n, b->first_seq, b->last_seq, (long long)acc, (long long)dup);
 	if (s->failures)
@@ -415,14 +322,8 @@ static void acknowledged(struct ship *s, const struct batch *b)
 static enum outcome send_batch(struct ship *s, const struct config *cfg, const struct batch *b)
 {
 	bool gz = cfg->gzip && s->store_gzip;
-	size_t zlen = 0;
-	uint8_t *z = gz ? gzip_body(b->body, b->len, &zlen) : NULL;
-	long status;
-
-	if (gz && !z)
-		gz = false;
-	status = post(s, cfg, gz ? z : b->body, gz ? zlen : b->len, gz);
-	free(z);
+	long status = post(s, cfg, b->body, b->len, gz);
+	const char *resp = s->resp.body.data ? (const char *)s->resp.body.data : "";
 	if (status >= 200 && status < 300) {
 		acknowledged(s, b);
 		return SENT;
@@ -436,7 +337,7 @@ static enum outcome send_batch(struct ship *s, const struct config *cfg, const s
 	s->st.send_errors_total++;
 	pthread_mutex_unlock(&s->lock);
 	if (!status) {
-		failed(s, LOG_LV_WARN, "cannot send to the store: %s", s->curl_err);
+		failed(s, LOG_LV_WARN, "cannot send to the store: %s", s->resp.detail);
 		return RETRY;
 	}
 	if (status == 401 || status == 403) {
@@ -454,7 +355,7 @@ static enum outcome send_batch(struct ship *s, const struct config *cfg, const s
 		if (b->n > 1)
 			return status == 413 ? SPLIT_SIZE : SPLIT;
 		log_error("the store refused snapshot seq %" PRIu64 " (HTTP %ld%s): dropping it: %.200s",
-			  b->first_seq, status, status == 413 ? ", too large" : "", s->resp);
+			  b->first_seq, status, status == 413 ? ", too large" : "", resp);
 		pthread_mutex_lock(&s->lock);
 		if (status == 413)
 			s->st.dropped_too_large_total++;
@@ -463,7 +364,7 @@ static enum outcome send_batch(struct ship *s, const struct config *cfg, const s
 		pthread_mutex_unlock(&s->lock);
 		return DROP_ONE;
 	}
-	failed(s, LOG_LV_WARN, "the store answered HTTP %ld: %.200s", status, s->resp);
+	failed(s, LOG_LV_WARN, "the store answered HTTP %ld: %.200s", status, resp);
 	return RETRY;
 }
 

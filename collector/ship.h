@@ -1,5 +1,5 @@
 /*
- * ship.h - sending the spool to the store (libcurl).
+ * ship.h - sending the spool to the store (lru_client.h).
  *
  * The ingest contract (the store implements the same):
  *

@@ -42,9 +42,11 @@ struct http_server {
 #define QUERY_BYTES_PER_POINT 768	/* measured: 700 (jansson tree, maps, text) */
 #define TRIM_AFTER (4u << 20)
 #define QUERY_HOLD (8u << 20)
+/* what /v1/latest may build: this, or half the memory budget when that is less */
+#define LATEST_HOLD (64u << 20)
 
 struct request {
-	enum route route;
+	enum lru_route route;		/* ROUTE_OTHER: no route */
 	int64_t start_us;
 	unsigned status;		/* an error decided before the body was read */
 	enum reject reject;
@@ -122,12 +124,33 @@ static enum MHD_Result reply(struct http_server *s, struct MHD_Connection *c,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_S);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
-					rq->route == ROUTE_INGEST ? "POST" : "GET");
+					rq->route < LRU_ROUTE_NR && lru_route(rq->route)->post
+					? "POST" : "GET");
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	metrics_response(s->ctx->m, rq->route, status);
 	metrics_observe(&s->ctx->m->latency[rq->route], (uint64_t)(now_us() - rq->start_us));
 	return ret;
+}
+
+#define BUDGET_SPENT "the store's memory budget is spent on answers being sent: retry later"
+
+/*
+ * A query's answer of len bytes: from what building it held to what sending
+ * it holds. False (nothing held) when the budget is short.
+ */
+static bool hold_answer(struct http_server *s, struct request *rq, size_t len)
+{
+	if (rq->route == LRU_ROUTE_INGEST || !rq->held)
+		return true;
+	if (len <= rq->held) {
+		unhold(s, rq, rq->held - len);
+		return true;
+	}
+	if (hold(s, rq, len - rq->held))
+		return true;
+	unhold(s, rq, rq->held);
+	return false;
 }
 
 static enum MHD_Result reply_json(struct http_server *s, struct MHD_Connection *c,
@@ -151,21 +174,14 @@ static enum MHD_Result reply_json(struct http_server *s, struct MHD_Connection *
 			return MHD_NO;
 	}
 	len = strlen(text);
-	/* a query's answer: from what building it held to what sending it holds */
-	if (rq->route != ROUTE_INGEST && rq->held) {
-		if (len <= rq->held) {
-			unhold(s, rq, rq->held - len);
-		} else if (!hold(s, rq, len - rq->held)) {
-			static const char busy[] = "{\"error\":\"the store's memory budget is spent "
-						   "on answers being sent: retry later\"}";
+	if (!hold_answer(s, rq, len)) {
+		static const char busy[] = "{\"error\":\"" BUDGET_SPENT "\"}";
 
-			free(text);
-			unhold(s, rq, rq->held);
-			if (!(text = strdup(busy)))
-				return MHD_NO;
-			status = MHD_HTTP_SERVICE_UNAVAILABLE;
-			len = strlen(text);
-		}
+		free(text);
+		if (!(text = strdup(busy)))
+			return MHD_NO;
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		len = strlen(text);
 	}
 	return reply(s, c, rq, status, "application/json", text, len);
 }
@@ -192,7 +208,7 @@ static enum MHD_Result reply_error(struct http_server *s, struct MHD_Connection 
 static enum MHD_Result reply_status(struct http_server *s, struct MHD_Connection *c,
 				    struct request *rq)
 {
-	if (rq->route == ROUTE_INGEST)
+	if (rq->route == LRU_ROUTE_INGEST)
 		metrics_reject(s->ctx->m, rq->reject);
 	return reply_error(s, c, rq, rq->status, "%s", rq->error);
 }
@@ -515,23 +531,18 @@ static enum MHD_Result ingest_continue(struct http_server *s, struct MHD_Connect
 
 /* ---- queries, /metrics, /healthz ------------------------------------------------------------ */
 
-static const struct route_def {
-	const char *path;
-	enum route route;
-	json_t *(*run)(struct query *q);
-	const char *const params[6];
-} routes[] = {
-	{ "/v1/hosts", ROUTE_HOSTS, query_hosts, { NULL } },
-	{ "/v1/cold", ROUTE_COLD, query_cold, { "threshold", "by", "memcg_glob", "limit", NULL } },
-	{ "/v1/rank", ROUTE_RANK, query_rank, { "need", "threshold", "per_node", "limit", NULL } },
-	{ "/v1/wss", ROUTE_WSS, query_wss, { "memcg_glob", "window", "percentile", "threshold", NULL } },
-	{ "/v1/timeline", ROUTE_TIMELINE, query_timeline,
-	  { "host", "memcg", "since", "limit", "after", NULL } },
-	{ "/v1/capacity", ROUTE_CAPACITY, query_capacity, { "thresholds", NULL } },
+/* the JSON queries by route (lru_routes.h); /v1/latest is reply_latest() */
+static json_t *(*const queries[LRU_ROUTE_NR])(struct query *q) = {
+	[LRU_ROUTE_HOSTS] = query_hosts,
+	[LRU_ROUTE_COLD] = query_cold,
+	[LRU_ROUTE_RANK] = query_rank,
+	[LRU_ROUTE_WSS] = query_wss,
+	[LRU_ROUTE_TIMELINE] = query_timeline,
+	[LRU_ROUTE_CAPACITY] = query_capacity,
 };
 
 struct param_check {
-	const struct route_def *route;
+	enum lru_route route;
 	const char *unknown;
 };
 
@@ -542,9 +553,8 @@ static enum MHD_Result check_param(void *cls, enum MHD_ValueKind kind, const cha
 
 	(void)kind;
 	(void)value;
-	for (int i = 0; pc->route->params[i]; i++)
-		if (!strcmp(key, pc->route->params[i]))
-			return MHD_YES;
+	if (lru_route_takes(pc->route, key))
+		return MHD_YES;
 	pc->unknown = key;
 	return MHD_NO;
 }
@@ -555,11 +565,13 @@ static const char *get_arg(void *ctx, const char *name)
 }
 
 /* The most a query's answer takes in memory while it is built. */
-static uint64_t query_hold(enum route route, const char *limit)
+static uint64_t query_hold(struct http_server *s, enum lru_route route, const char *limit)
 {
 	unsigned long long points = QUERY_TIMELINE_LIMIT;
 
-	if (route != ROUTE_TIMELINE)
+	if (route == LRU_ROUTE_LATEST)
+		return s->budget.limit / 2 < LATEST_HOLD ? s->budget.limit / 2 : LATEST_HOLD;
+	if (route != LRU_ROUTE_TIMELINE)
 		return QUERY_HOLD;
 	if (limit) {
 		points = strtoull(limit, NULL, 10);	/* checked by the query */
@@ -570,10 +582,31 @@ static uint64_t query_hold(enum route route, const char *limit)
 	return (points + LRU_MAX_GENS) * QUERY_BYTES_PER_POINT + (1u << 20);
 }
 
-static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c,
-				 struct request *rq, const struct route_def *rd)
+/* /v1/latest's SnapshotBatch (query_latest) as the answer. */
+static enum MHD_Result reply_latest(struct http_server *s, struct MHD_Connection *c,
+				   struct request *rq, struct query *q)
 {
-	struct param_check pc = { rd, NULL };
+	uint8_t *pb = NULL;
+	size_t len = 0;
+	int rc = query_latest(q, rq->held, &pb, &len);
+
+	db_reader_put(q->db, q->r);
+	if (rq->held >= TRIM_AFTER)
+		malloc_trim(0);	/* see reply_json() */
+	if (rc)
+		return reply_error(s, c, rq, q->status ? (unsigned)q->status : 500, "%s",
+				   q->error[0] ? q->error : "query failed");
+	if (!hold_answer(s, rq, len)) {
+		free(pb);
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_SPENT);
+	}
+	return reply(s, c, rq, MHD_HTTP_OK, "application/x-protobuf", (char *)pb, len);
+}
+
+static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c,
+				 struct request *rq)
+{
+	struct param_check pc = { rq->route, NULL };
 	struct query q = { 0 };
 	char msg[256];
 	json_t *doc;
@@ -584,10 +617,9 @@ static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c
 	if (pc.unknown)
 		return reply_error(s, c, rq, MHD_HTTP_BAD_REQUEST, "unknown parameter '%.64s'",
 				   pc.unknown);
-	/* what building the answer may take, held until it is known (reply_json) */
-	if (!hold(s, rq, query_hold(rd->route, get_arg(c, "limit"))))
-		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's memory "
-				   "budget is spent on answers being sent: retry later");
+	/* what building the answer may take, held until it is known (hold_answer) */
+	if (!hold(s, rq, query_hold(s, rq->route, get_arg(c, "limit"))))
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_SPENT);
 	q.db = s->ctx->db;
 	q.cfg = s->ctx->cfg;
 	q.now_ms = lru_now_ms();
@@ -596,7 +628,9 @@ static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c
 	q.r = db_reader_get(q.db, msg, sizeof(msg));
 	if (!q.r)
 		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", msg);
-	doc = rd->run(&q);
+	if (rq->route == LRU_ROUTE_LATEST)
+		return reply_latest(s, c, rq, &q);
+	doc = queries[rq->route](&q);
 	db_reader_put(q.db, q.r);
 	if (!doc)
 		return reply_error(s, c, rq, q.status ? (unsigned)q.status : 500, "%s",
@@ -663,25 +697,16 @@ static enum MHD_Result serve_healthz(struct http_server *s, struct MHD_Connectio
 static enum MHD_Result dispatch(struct http_server *s, struct MHD_Connection *c,
 				struct request *rq, const char *url, bool get)
 {
-	if (!strcmp(url, "/metrics"))
-		rq->route = ROUTE_METRICS;
-	else if (!strcmp(url, "/healthz"))
-		rq->route = ROUTE_HEALTHZ;
-	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-		if (!strcmp(url, routes[i].path))
-			rq->route = routes[i].route;
+	rq->route = lru_route_find(url);
 	if (rq->route == ROUTE_OTHER)
 		return reply_error(s, c, rq, MHD_HTTP_NOT_FOUND, "no such endpoint");
 	if (!get)
 		return reply_error(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED, "use GET");
-	if (rq->route == ROUTE_METRICS)
+	if (rq->route == LRU_ROUTE_METRICS)
 		return serve_metrics(s, c, rq);
-	if (rq->route == ROUTE_HEALTHZ)
+	if (rq->route == LRU_ROUTE_HEALTHZ)
 		return serve_healthz(s, c, rq);
-	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-		if (routes[i].route == rq->route)
-			return run_query(s, c, rq, &routes[i]);
-	return MHD_NO;
+	return run_query(s, c, rq);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -693,7 +718,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET);
 
 	(void)version;
-	if (rq && rq->route == ROUTE_INGEST)
+	if (rq && rq->route == LRU_ROUTE_INGEST)
 		return ingest_continue(s, c, rq, data, size);
 	if (rq) {
 		if (*size) {
@@ -708,8 +733,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	rq->start_us = now_us();
 	rq->route = ROUTE_OTHER;
 	*con_cls = rq;
-	if (!strcmp(url, "/v1/snapshots")) {
-		rq->route = ROUTE_INGEST;
+	if (lru_route_find(url) == LRU_ROUTE_INGEST) {
+		rq->route = LRU_ROUTE_INGEST;
 		if (strcmp(method, MHD_HTTP_METHOD_POST))
 			return reply_error(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED,
 					   "use POST with a SnapshotBatch body");

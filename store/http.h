@@ -3,6 +3,8 @@
  *
  *	POST /v1/snapshots	ingest a SnapshotBatch (ingest or admin token)
  *	GET  /v1/hosts|cold|rank|wss|timeline|capacity	queries (read or admin)
+ *	GET  /v1/latest		every host's latest snapshot as a SnapshotBatch
+ *				(Content-Type application/x-protobuf; read or admin)
  *	GET  /metrics		Prometheus text (no token)
  *	GET  /healthz		liveness and database check (no token)
  *
@@ -19,11 +21,16 @@
  * Retry-After). 401 and 403 say nothing more. Every response carries
  * "Accept-Encoding: gzip".
  *
+ * Routes, methods and the query parameters each takes come from one table
+ * (lru_routes.h), which the clients (lru_client.h) build requests from; an
+ * unknown parameter is 400. /v1/latest takes host and memcg_glob (query.h).
+ *
  * Limits (config.h): connections in all and per address, an idle timeout,
  * and a memory budget in bytes (budget.h) that every request body, its
  * decoding, the decoded snapshots waiting for the writer and every query
  * answer take from before they allocate, and give back when the answer is
- * sent. Snapshots outside lru_bounds.h's table are refused 400.
+ * sent. /v1/latest may build 64 MiB at most (half the budget when that is
+ * less): 413 past it. Snapshots outside lru_bounds.h's table are refused 400.
  */
 #ifndef STORE_HTTP_H
 #define STORE_HTTP_H

@@ -11,10 +11,10 @@ static const double bucket_s[METRICS_NR_BUCKETS] = {
 static const unsigned codes[METRICS_NR_CODES] = {
 	200, 400, 401, 403, 404, 405, 413, 415, 500, 503, 0, 0,
 };
-static const char *const route_names[ROUTE_NR] = {
-	"ingest", "hosts", "cold", "rank", "wss", "timeline", "capacity", "metrics", "healthz",
-	"other",
-};
+static const char *route_name(unsigned r)
+{
+	return r < LRU_ROUTE_NR ? lru_route((enum lru_route)r)->name : "other";
+}
 static const char *const reject_names[REJ_NR] = {
 	"malformed", "too_large", "unsupported", "unauthorized", "forbidden", "overloaded",
 	"error",
@@ -32,7 +32,7 @@ void metrics_observe(struct latency *l, uint64_t us)
 	atomic_fetch_add(&l->count, 1);
 }
 
-void metrics_response(struct metrics *m, enum route r, unsigned status)
+void metrics_response(struct metrics *m, enum lru_route r, unsigned status)
 {
 	int i;
 
@@ -121,10 +121,10 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
 				continue;
 			if (codes[i])
 				put(&o, "lrugen_store_http_responses_total{route=\"%s\",code=\"%u\"} %"
-				    PRIu64 "\n", route_names[r], codes[i], v);
+				    PRIu64 "\n", route_name(r), codes[i], v);
 			else
 				put(&o, "lrugen_store_http_responses_total{route=\"%s\",code=\"other\"} %"
-				    PRIu64 "\n", route_names[r], v);
+				    PRIu64 "\n", route_name(r), v);
 		}
 	put(&o, "# HELP lrugen_store_request_seconds Time from request to response, by route "
 		"(ingest: until the batch committed).\n"
@@ -132,7 +132,7 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
 	for (r = 0; r < ROUTE_NR; r++) {
 		if (!atomic_load(&m->latency[r].count))
 			continue;
-		snprintf(label, sizeof(label), "route=\"%s\"", route_names[r]);
+		snprintf(label, sizeof(label), "route=\"%s\"", route_name(r));
 		put_latency(&o, "lrugen_store_request_seconds", label, &m->latency[r]);
 	}
 	put(&o, "# HELP lrugen_store_commit_seconds Duration of one write transaction.\n"

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "lru_buf.h"
+#include "lru_routes.h"
 
 #define METRICS_NR_BUCKETS 14
 
@@ -17,8 +18,9 @@ struct latency {
 	atomic_uint_fast64_t sum_us, count;
 };
 
-enum route { ROUTE_INGEST, ROUTE_HOSTS, ROUTE_COLD, ROUTE_RANK, ROUTE_WSS, ROUTE_TIMELINE,
-	     ROUTE_CAPACITY, ROUTE_METRICS, ROUTE_HEALTHZ, ROUTE_OTHER, ROUTE_NR };
+/* responses by route: those of lru_routes.h (labelled by name), then any other URL */
+#define ROUTE_OTHER LRU_ROUTE_NR
+#define ROUTE_NR (LRU_ROUTE_NR + 1)
 
 enum reject { REJ_MALFORMED, REJ_TOO_LARGE, REJ_UNSUPPORTED, REJ_UNAUTHORIZED, REJ_FORBIDDEN,
 	      REJ_OVERLOADED, REJ_ERROR, REJ_NR };
@@ -36,7 +38,7 @@ struct metrics {
 };
 
 void metrics_observe(struct latency *l, uint64_t us);
-void metrics_response(struct metrics *m, enum route r, unsigned status);
+void metrics_response(struct metrics *m, enum lru_route r, unsigned status);
 void metrics_reject(struct metrics *m, enum reject why);
 
 /* Gauges sampled when /metrics is read. */

@@ -1,5 +1,5 @@
 /*
- * query.c - hosts, cold, rank, wss, timeline and capacity over the store's tables.
+ * query.c - hosts, cold, rank, wss, timeline, capacity and latest over the store's tables.
  *
  * Accuracy warnings (lru_warn.h) are kept as bitmasks and become codes here:
  * every row of a host, node, memcg or lruvec says "warnings": [codes], []
@@ -19,6 +19,7 @@
 
 #include "lru_esc.h"
 #include "lru_fleet.h"
+#include "lru_pb.h"
 #include "lru_sat.h"
 #include "lru_units.h"
 #include "map.h"
@@ -30,7 +31,7 @@
 /* statement slots of a reader (db_stmt) */
 enum {
 	S_HOSTS, S_COLD_HOSTS, S_COLD_NODES, S_LV_BY_PATH, S_LV_ALL, S_CAPACITY, S_PATHS_RANGE,
-	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID,
+	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID, S_LATEST, S_LATEST_HOST,
 	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
 	S_COUNT_NODES = S_COUNT_HOSTS + NR_T,
 };
@@ -957,168 +958,396 @@ static struct tl_path *tl_path(struct query *q, struct map *cache, uint64_t id, 
 	return t;
 }
 
-json_t *query_timeline(struct query *q)
+/* The id of a host by name: 0, or -1 with 404 or a database error. */
+static int host_id(struct query *q, const char *host, int64_t *id)
 {
-	const char *host = q->arg(q->ctx, "host"), *glob = q->arg(q->ctx, "memcg");
-	struct map paths, lruvecs;
-	json_t *doc = NULL, *snaps, *lvs;
-	const char *after = q->arg(q->ctx, "after");
-	uint64_t since, limit, points = 0;
-	long long after_taken = INT64_MIN, after_id = INT64_MIN, after_skip = 0;
-	int64_t next_taken = 0, next_id = 0, next_skip = 0;
-	int64_t since_ms;
-	bool truncated = false;
-	struct lru_error err;
-	sqlite3_stmt *st;
-	int64_t host_id;
+	sqlite3_stmt *st = db_stmt(q->r, S_HOST_ID, "SELECT id FROM hosts WHERE name = ?1");
 	int rc;
 
-	if (!host || !*host)
-		return bad(q, 400, "parameter 'host' is required");
-	if (param_duration(q, "since", 3600000, &since) ||
-	    param_uint(q, "limit", QUERY_TIMELINE_LIMIT, QUERY_TIMELINE_LIMIT_MAX, &limit))
-		return NULL;
-	if (!limit)
-		return bad(q, 400, "parameter 'limit': at least 1 point");
-	if (after) {
-		int used = 0;
-
-		if (sscanf(after, "%lld.%lld.%lld%n", &after_taken, &after_id, &after_skip,
-			   &used) != 3 || after[used] || after_skip < 0)
-			return bad(q, 400, "parameter 'after': '%.64s' is not a cursor from a "
-				   "previous answer's 'next'", after);
-	}
-	st = db_stmt(q->r, S_HOST_ID, "SELECT id FROM hosts WHERE name = ?1");
 	if (!st)
-		return db_error(q);
+		return db_error(q), -1;
 	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? bad(q, 404, "no host '%s' in the store", host) : db_error(q);
-	host_id = sqlite3_column_int64(st, 0);
+		return (rc == SQLITE_DONE ? bad(q, 404, "no host '%s' in the store", host)
+					  : db_error(q)), -1;
+	*id = sqlite3_column_int64(st, 0);
+	return 0;
+}
 
-	map_init(&paths);
-	map_init(&lruvecs);
-	doc = json_object();
-	set_str(doc, "host", host);
-	if (glob)
-		set_str(doc, "memcg", glob);
-	since_ms = lru_sat_sub_i64(q->now_ms, lru_sat_i64(since));
-	set_int(doc, "since_ms", since_ms);
-	set_int(doc, "now_ms", q->now_ms);
-	json_object_set_new(doc, "point_fields",
+/* A timeline request: its parameters and the page being built. */
+struct timeline {
+	const char *host, *glob;
+	int64_t host_id, since_ms;
+	uint64_t limit, points;
+	long long after_taken, after_id, after_skip;	/* the 'after' cursor */
+	bool truncated;
+	int64_t next_taken, next_id, next_skip;		/* the 'next' one */
+	struct map paths, lruvecs;
+	json_t *doc, *snaps, *lvs;
+};
+
+/* Check the parameters into t: 0, or -1 with the error set. */
+static int tl_params(struct query *q, struct timeline *t)
+{
+	const char *after = q->arg(q->ctx, "after");
+	uint64_t since;
+
+	t->host = q->arg(q->ctx, "host");
+	t->glob = q->arg(q->ctx, "memcg");
+	t->after_taken = t->after_id = INT64_MIN;
+	if (!t->host || !*t->host)
+		return bad(q, 400, "parameter 'host' is required"), -1;
+	if (param_duration(q, "since", 3600000, &since) ||
+	    param_uint(q, "limit", QUERY_TIMELINE_LIMIT, QUERY_TIMELINE_LIMIT_MAX, &t->limit))
+		return -1;
+	if (!t->limit)
+		return bad(q, 400, "parameter 'limit': at least 1 point"), -1;
+	if (after) {
+		int used = 0;
+
+		if (sscanf(after, "%lld.%lld.%lld%n", &t->after_taken, &t->after_id,
+			   &t->after_skip, &used) != 3 || after[used] || t->after_skip < 0)
+			return bad(q, 400, "parameter 'after': '%.64s' is not a cursor from a "
+				   "previous answer's 'next'", after), -1;
+	}
+	t->since_ms = lru_sat_sub_i64(q->now_ms, lru_sat_i64(since));
+	return host_id(q, t->host, &t->host_id);
+}
+
+/* The answer's frame: what was asked, the point fields, empty lists. */
+static void tl_doc(struct query *q, struct timeline *t)
+{
+	t->doc = json_object();
+	set_str(t->doc, "host", t->host);
+	if (t->glob)
+		set_str(t->doc, "memcg", t->glob);
+	set_int(t->doc, "since_ms", t->since_ms);
+	set_int(t->doc, "now_ms", q->now_ms);
+	json_object_set_new(t->doc, "point_fields",
 			    json_pack("[sssss]", "taken_at_ms", "gen_seq", "birth_ms", "anon_bytes",
 				      "file_bytes"));
-	snaps = json_array();
-	lvs = json_array();
-	json_object_set_new(doc, "snapshots", snaps);
-	json_object_set_new(doc, "lruvecs", lvs);
+	t->snaps = json_array();
+	t->lvs = json_array();
+	json_object_set_new(t->doc, "snapshots", t->snaps);
+	json_object_set_new(t->doc, "lruvecs", t->lvs);
+}
 
-	/*
-	 * A page ends between lruvecs once limit points are in (an lruvec has
-	 * LRU_MAX_GENS points at most); the cursor "TAKEN.ID.K" names the
-	 * snapshot to go on with and how many of its lruvecs were sent.
-	 */
-	st = db_stmt(q->r, S_TIMELINE, "SELECT seq, taken_ms, page_size, data, id FROM snapshots "
-		     "WHERE host_id = ?1 AND taken_ms >= ?2 AND (taken_ms, id) >= (?3, ?4) "
-		     "ORDER BY taken_ms, id");
-	if (!st)
-		goto fail;
-	sqlite3_bind_int64(st, 1, host_id);
-	sqlite3_bind_int64(st, 2, since_ms);
-	sqlite3_bind_int64(st, 3, after_taken);
-	sqlite3_bind_int64(st, 4, after_id);
-	while (!truncated && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t taken = sqlite3_column_int64(st, 1);
-		uint64_t page = col_u64(st, 2);
-		int64_t id = sqlite3_column_int64(st, 4);
-		int64_t skip = taken == after_taken && id == after_id ? after_skip : 0, k = 0;
-		struct lru_fleet_reader r;
-		struct lru_fleet_lruvec lv;
-		int more;
+/* The answer's entry of an lruvec (memcg path, inode, node), made on first sight. */
+static struct tl_lruvec *tl_lruvec(struct timeline *t, const struct tl_path *tp,
+				   const struct lru_fleet_lruvec *lv)
+{
+	struct tl_lruvec *tv;
+	char key[96];
+	json_t *o;
 
-		if (points >= limit) {
-			truncated = true;
-			next_taken = taken, next_id = id, next_skip = 0;
-			break;
-		}
-		json_array_append_new(snaps, json_pack("{sIsI}", "taken_at_ms", (json_int_t)taken,
-						       "seq", (json_int_t)col_u64(st, 0)));
-		if (lru_fleet_unpack_begin(&r, sqlite3_column_blob(st, 3),
-					   (size_t)sqlite3_column_bytes(st, 3), taken, NULL, 0, &err))
+	snprintf(key, sizeof(key), "%" PRIu64 "/%" PRIu64 "/%d", lv->path_id, lv->ino, lv->lv.node);
+	tv = map_get_str(&t->lruvecs, key);
+	if (tv)
+		return tv;
+	o = json_object();
+	tv = calloc(1, sizeof(*tv));
+	if (!tv || map_put_str(&t->lruvecs, key, tv)) {
+		free(tv);
+		json_decref(o);
+		return NULL;
+	}
+	tv->obj = o;
+	tv->points = json_array();
+	set_str(o, "memcg", tp->path);
+	set_u64(o, "memcg_inode", lv->ino);
+	set_u64(o, "memcg_id", lv->memcg_id);
+	set_int(o, "node", lv->lv.node);
+	put_warnings(o, 0, 0);
+	json_object_set_new(o, "points", tv->points);
+	json_array_append_new(t->lvs, o);
+	return tv;
+}
+
+/* An lruvec's generations as points of the snapshot taken at taken. */
+static void tl_points(struct timeline *t, struct tl_lruvec *tv, const struct lru_lruvec *lv,
+		      int64_t taken, uint64_t page)
+{
+	if (lv->warnings & ~tv->warnings) {
+		tv->warnings |= lv->warnings;
+		put_warnings(tv->obj, 0, tv->warnings);
+	}
+	for (unsigned g = 0; g < lv->nr_gens; g++) {
+		const struct lru_gen *gen = &lv->gens[g];
+
+		t->points++;
+		json_array_append_new(tv->points, json_pack("[IIIII]", (json_int_t)taken,
+			(json_int_t)gen->seq, (json_int_t)gen->birth_ms,
+			(json_int_t)lru_sat_i64(lru_sat_mul_u64(gen->pages[LRU_ANON], page)),
+			(json_int_t)lru_sat_i64(lru_sat_mul_u64(gen->pages[LRU_FILE], page))));
+	}
+}
+
+/*
+ * One raw snapshot row's lruvecs into the page, from the cursor's skip on,
+ * until the limit: a page ends between lruvecs once limit points are in (an
+ * lruvec has LRU_MAX_GENS points at most); the cursor "TAKEN.ID.K" names
+ * the snapshot to go on with and how many of its lruvecs were sent.
+ * 0, or -1 out of memory or on a database error.
+ */
+static int tl_snapshot(struct query *q, struct timeline *t, sqlite3_stmt *st)
+{
+	int64_t taken = sqlite3_column_int64(st, 1), id = sqlite3_column_int64(st, 4);
+	int64_t skip = taken == t->after_taken && id == t->after_id ? t->after_skip : 0, k = 0;
+	uint64_t page = col_u64(st, 2);
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec lv;
+	struct lru_error err;
+
+	if (t->points >= t->limit) {
+		t->truncated = true;
+		t->next_taken = taken, t->next_id = id, t->next_skip = 0;
+		return 0;
+	}
+	json_array_append_new(t->snaps, json_pack("{sIsI}", "taken_at_ms", (json_int_t)taken,
+						  "seq", (json_int_t)col_u64(st, 0)));
+	if (lru_fleet_unpack_begin(&r, sqlite3_column_blob(st, 3),
+				   (size_t)sqlite3_column_bytes(st, 3), taken, NULL, 0, &err))
+		return 0;
+	while (lru_fleet_unpack_next(&r, &lv, &err) > 0) {
+		struct tl_path *tp;
+		struct tl_lruvec *tv;
+
+		if (k++ < skip)
 			continue;
-		while (!truncated && (more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
-			struct tl_path *tp;
-			struct tl_lruvec *tv;
-			char key[96];
+		if (t->points >= t->limit) {
+			t->truncated = true;
+			t->next_taken = taken, t->next_id = id, t->next_skip = k - 1;
+			return 0;
+		}
+		tp = tl_path(q, &t->paths, lv.path_id, t->glob);
+		if (!tp)
+			return -1;
+		if (!tp->match)
+			continue;
+		tv = tl_lruvec(t, tp, &lv);
+		if (!tv)
+			return -1;
+		tl_points(t, tv, &lv.lv, taken, page);
+	}
+	return 0;
+}
 
-			if (k++ < skip)
-				continue;
-			if (points >= limit) {
-				truncated = true;
-				next_taken = taken, next_id = id, next_skip = k - 1;
-				break;
-			}
-			tp = tl_path(q, &paths, lv.path_id, glob);
-			if (!tp)
-				goto fail;
-			if (!tp->match)
-				continue;
-			snprintf(key, sizeof(key), "%" PRIu64 "/%" PRIu64 "/%d", lv.path_id, lv.ino,
-				 lv.lv.node);
-			tv = map_get_str(&lruvecs, key);
-			if (!tv) {
-				json_t *o = json_object();
+/* Every raw snapshot of the host in the window, from the cursor on, into the page. */
+static int tl_scan(struct query *q, struct timeline *t)
+{
+	sqlite3_stmt *st = db_stmt(q->r, S_TIMELINE,
+		"SELECT seq, taken_ms, page_size, data, id FROM snapshots "
+		"WHERE host_id = ?1 AND taken_ms >= ?2 AND (taken_ms, id) >= (?3, ?4) "
+		"ORDER BY taken_ms, id");
+	int rc = SQLITE_DONE;
 
-				tv = calloc(1, sizeof(*tv));
-				if (!tv || map_put_str(&lruvecs, key, tv)) {
-					free(tv);
-					json_decref(o);
-					goto fail;
-				}
-				tv->obj = o;
-				tv->points = json_array();
-				set_str(o, "memcg", tp->path);
-				set_u64(o, "memcg_inode", lv.ino);
-				set_u64(o, "memcg_id", lv.memcg_id);
-				set_int(o, "node", lv.lv.node);
-				put_warnings(o, 0, 0);
-				json_object_set_new(o, "points", tv->points);
-				json_array_append_new(lvs, o);
-			}
-			if (lv.lv.warnings & ~tv->warnings) {
-				tv->warnings |= lv.lv.warnings;
-				put_warnings(tv->obj, 0, tv->warnings);
-			}
-			for (unsigned g = 0; g < lv.lv.nr_gens; g++) {
-				const struct lru_gen *gen = &lv.lv.gens[g];
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, t->host_id);
+	sqlite3_bind_int64(st, 2, t->since_ms);
+	sqlite3_bind_int64(st, 3, t->after_taken);
+	sqlite3_bind_int64(st, 4, t->after_id);
+	while (!t->truncated && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (tl_snapshot(q, t, st))
+			return -1;
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
 
-				points++;
-				json_array_append_new(tv->points, json_pack("[IIIII]", (json_int_t)taken,
-					(json_int_t)gen->seq, (json_int_t)gen->birth_ms,
-					(json_int_t)lru_sat_i64(lru_sat_mul_u64(gen->pages[LRU_ANON], page)),
-					(json_int_t)lru_sat_i64(lru_sat_mul_u64(gen->pages[LRU_FILE], page))));
-			}
+json_t *query_timeline(struct query *q)
+{
+	struct timeline t = { 0 };
+	json_t *doc;
+
+	if (tl_params(q, &t))
+		return NULL;
+	map_init(&t.paths);
+	map_init(&t.lruvecs);
+	tl_doc(q, &t);
+	doc = t.doc;
+	if (tl_scan(q, &t)) {
+		json_decref(doc);
+		doc = db_error(q);
+	} else {
+		set_u64(doc, "points", t.points);
+		json_object_set_new(doc, "truncated", json_boolean(t.truncated));
+		if (t.truncated) {
+			char next[64];
+
+			snprintf(next, sizeof(next), "%" PRId64 ".%" PRId64 ".%" PRId64, t.next_taken,
+				 t.next_id, t.next_skip);
+			set_str(doc, "next", next);
 		}
 	}
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		goto fail;
-	sqlite3_reset(st);
-	set_u64(doc, "points", points);
-	json_object_set_new(doc, "truncated", json_boolean(truncated));
-	if (truncated) {
-		char next[64];
-
-		snprintf(next, sizeof(next), "%" PRId64 ".%" PRId64 ".%" PRId64, next_taken, next_id,
-			 next_skip);
-		set_str(doc, "next", next);
-	}
-	map_release(&paths, tl_path_free);
-	map_release(&lruvecs, free);
+	map_release(&t.paths, tl_path_free);
+	map_release(&t.lruvecs, free);
 	return doc;
-fail:
-	map_release(&paths, tl_path_free);
-	map_release(&lruvecs, free);
-	json_decref(doc);
-	return db_error(q);
+}
+
+/* ---- latest ------------------------------------------------------------------------------ */
+
+/* what the snapshots of an answer take (their arrays, the encoder's tree and its output) per byte */
+#define LATEST_FACTOR 3
+
+struct latest {
+	const char *glob;
+	struct lru_snapshot *snaps;
+	size_t n, alloc;
+	uint64_t bytes;		/* what the snapshots take, about */
+	struct map paths;	/* path id -> struct tl_path */
+	struct map memcgs;	/* "path id/inode/memcg id" -> memcg index + 1, of one snapshot */
+};
+
+/* Add an unpacked lruvec (and its memcg, on first sight) to snapshot s. */
+static int latest_lruvec(struct latest *l, struct lru_snapshot *s, const struct tl_path *tp,
+			 const struct lru_fleet_lruvec *lv)
+{
+	uintptr_t known;
+	size_t mc, lvi;
+	char key[96];
+
+	snprintf(key, sizeof(key), "%" PRIu64 "/%" PRIu64 "/%" PRIu64, lv->path_id, lv->ino,
+		 lv->memcg_id);
+	known = (uintptr_t)map_get_str(&l->memcgs, key);
+	if (known) {
+		mc = known - 1;
+	} else {
+		if (lru_snapshot_add_memcg(s, lv->memcg_id, tp->path, strlen(tp->path), &mc, NULL) ||
+		    map_put_str(&l->memcgs, key, (void *)(uintptr_t)(mc + 1)))
+			return -1;
+		s->memcgs[mc].ino = lv->ino;
+		l->bytes += sizeof(struct lru_memcg) + strlen(tp->path) + 1;
+	}
+	if (lru_snapshot_add_lruvec(s, mc, lv->lv.node, &lvi, NULL))
+		return -1;
+	s->lruvecs[lvi] = lv->lv;
+	s->lruvecs[lvi].memcg = mc;
+	l->bytes += sizeof(struct lru_lruvec);
+	return 0;
+}
+
+/*
+ * A host's latest snapshot from its hosts row and raw row (columns: name,
+ * kernel, host_warnings, boot_id, seq, taken_ms, read_start_ms, read_end_ms,
+ * page_size, data), its lruvecs limited to the memcgs matching the glob.
+ */
+static int latest_host(struct query *q, struct latest *l, sqlite3_stmt *st, struct lru_snapshot *s)
+{
+	const void *blob = sqlite3_column_blob(st, 9);
+	size_t len = (size_t)sqlite3_column_bytes(st, 9);
+	int64_t taken = sqlite3_column_int64(st, 5);
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec lv;
+	struct lru_error err;
+	int more;
+
+	if (lru_strdup_into(&s->host.host, col_str(st, 0), NULL) ||
+	    lru_strdup_into(&s->host.kernel, col_str(st, 1), NULL) ||
+	    lru_strdup_into(&s->host.boot_id, col_str(st, 3), NULL))
+		return -1;
+	s->host.warnings = col_mask(st, 2);
+	s->host.seq = col_u64(st, 4);
+	s->read_start_ms = sqlite3_column_int64(st, 6);
+	s->read_end_ms = sqlite3_column_int64(st, 7);
+	s->page_size = (uint32_t)col_u64(st, 8);
+	/* first the node count, then the nodes: a blob the store wrote is valid */
+	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
+		return 0;	/* as the timeline does: a snapshot without lruvecs */
+	if (r.nr_nodes && !(s->nodes = calloc(r.nr_nodes, sizeof(*s->nodes))))
+		return -1;
+	s->nr_nodes = r.nr_nodes;
+	l->bytes += s->nr_nodes * sizeof(*s->nodes);
+	if (lru_fleet_unpack_begin(&r, blob, len, taken, s->nodes, s->nr_nodes, &err))
+		return 0;
+	map_clear(&l->memcgs, NULL);
+	while ((more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
+		struct tl_path *tp = tl_path(q, &l->paths, lv.path_id, l->glob);
+
+		if (!tp || (tp->match && latest_lruvec(l, s, tp, &lv)))
+			return -1;
+	}
+	return 0;
+}
+
+/* Every host's (or one's) latest snapshot into l, within max_bytes. */
+static int latest_scan(struct query *q, struct latest *l, const char *host, uint64_t max_bytes)
+{
+	static const char *const sql =
+		"SELECT h.name, h.kernel, h.host_warnings, s.boot_id, s.seq, s.taken_ms, "
+		"s.read_start_ms, s.read_end_ms, s.page_size, s.data "
+		"FROM hosts h JOIN snapshots s ON s.id = h.snap_id ";
+	char text[512];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(text, sizeof(text), "%s%s", sql, host ? "WHERE h.name = ?1" : "ORDER BY h.name");
+	st = db_stmt(q->r, host ? S_LATEST_HOST : S_LATEST, text);
+	if (!st)
+		return db_error(q), -1;
+	if (host)
+		sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (l->n == l->alloc) {
+			size_t alloc = l->alloc ? l->alloc * 2 : 16;
+			struct lru_snapshot *p = realloc(l->snaps, alloc * sizeof(*p));
+
+			if (!p)
+				break;
+			l->snaps = p;
+			l->alloc = alloc;
+		}
+		lru_snapshot_init(&l->snaps[l->n]);
+		l->bytes += sizeof(*l->snaps) + 256;
+		if (latest_host(q, l, st, &l->snaps[l->n++]))
+			break;
+		if (l->bytes * LATEST_FACTOR > max_bytes) {
+			sqlite3_reset(st);
+			return bad(q, 413, "the latest snapshots take more than %" PRIu64 " MiB to "
+				   "send: ask for fewer with 'host' or 'memcg_glob'", max_bytes >> 20), -1;
+		}
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_ROW ? (bad(q, 500, "out of memory"), -1) : (db_error(q), -1);
+	return 0;
+}
+
+int query_latest(struct query *q, uint64_t max_bytes, uint8_t **out, size_t *len)
+{
+	const char *host = q->arg(q->ctx, "host");
+	struct latest l = { .glob = q->arg(q->ctx, "memcg_glob") };
+	const struct lru_snapshot **ptrs = NULL;
+	struct lru_error err;
+	int64_t id;
+	int rc = -1;
+
+	if (host && !*host)
+		return bad(q, 400, "parameter 'host' is empty"), -1;
+	if (host && host_id(q, host, &id))
+		return -1;
+	map_init(&l.paths);
+	map_init(&l.memcgs);
+	if (latest_scan(q, &l, host, max_bytes))
+		goto out;
+	ptrs = calloc(l.n ? l.n : 1, sizeof(*ptrs));
+	if (!ptrs) {
+		bad(q, 500, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		ptrs[i] = &l.snaps[i];
+	if (lru_pb_encode_batch(ptrs, l.n, out, len, &err)) {
+		bad(q, 500, "cannot encode the snapshots: %s", err.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(ptrs);
+	for (size_t i = 0; i < l.n; i++)
+		lru_snapshot_release(&l.snaps[i]);
+	free(l.snaps);
+	map_release(&l.paths, tl_path_free);
+	map_release(&l.memcgs, NULL);
+	return rc;
 }

@@ -16,6 +16,16 @@
  * the last lruvec's (a page ends between lruvecs); when more remain,
  * "truncated": true and "next": a cursor to pass as 'after' for the
  * following page, which starts with the snapshot the last one ended in.
+ *
+ * /v1/latest is the one answer that is not JSON: query_latest() rebuilds
+ * the latest snapshot of every host (of 'host' only; 404 when the store has
+ * no such host) from its raw row, with the lruvecs of the memcgs matching
+ * 'memcg_glob' (fnmatch) only, and encodes them as one SnapshotBatch
+ * (lru_pb.h), hosts by name. What a raw row does not keep is left out: the
+ * source (debugfs), lru_gen_enabled, aging settings, birth error, duplicates,
+ * lru_gen_full detail and memcg stats. A host whose raw snapshots are all
+ * past raw-retention is left out. When building it would take more than
+ * max_bytes: 413 (ask for fewer hosts or memcgs).
  */
 #ifndef STORE_QUERY_H
 #define STORE_QUERY_H
@@ -46,5 +56,7 @@ json_t *query_rank(struct query *q);
 json_t *query_wss(struct query *q);
 json_t *query_timeline(struct query *q);
 json_t *query_capacity(struct query *q);
+/* 0 with *out (malloc'd, the caller frees) of *len bytes; -1 with status and error. */
+int query_latest(struct query *q, uint64_t max_bytes, uint8_t **out, size_t *len);
 
 #endif

@@ -168,6 +168,45 @@ check "timeline on one axis" "$(jq '.snapshots[1].taken_at_ms' <<<"$json")" \
 check "timeline: an lruvec's warnings in the window" '[["thp_unaged"],[]]' \
 	"$(jq -c '[.lruvecs[].warnings]' <<<"$json")"
 
+# --- latest: each host's latest snapshot as one SnapshotBatch -----------------------
+# latest QUERY [TOKENFILE]: the status; the body in $tmp/latest.pb
+latest() {
+	local auth=()
+	[[ -n ${2:-} ]] && auth=(-H "Authorization: Bearer $(cat "$2")")
+	curl -skg -o "$tmp/latest.pb" -w '%{http_code}' "${auth[@]}" "$STORE_URL/v1/latest$1"
+}
+check "latest: 200" 200 "$(latest "" "$tmp/read.token")"
+check_grep "latest: a protobuf answer" "^Content-Type: application/x-protobuf" \
+	"$(curl -sk -D - -o /dev/null -H "Authorization: Bearer $(cat "$tmp/read.token")" \
+		"$STORE_URL/v1/latest" | tr -d '\r')"
+dump=$("$LRUGEN_BUILD/tests/tools/pbdump" "$tmp/latest.pb")
+check "latest: every host by name, at its latest seq" "db-1:1 web-1:2" \
+	"$(jq -r '[.[] | "\(.host):\(.seq)"] | join(" ")' <<<"$dump")"
+check "latest: kernel and host warnings" '6.1.0-test ["damon_active"]' \
+	"$(jq -r '.[1] | "\(.kernel) \(.warnings | tojson)"' <<<"$dump")"
+check "latest: node memory" "$((1 << 30)) $((2 << 30))" "$(jq -r '[.[1].nodes[].free_bytes] | join(" ")' <<<"$dump")"
+check "latest: web-1's lruvecs" "/jobs/batch:0 /jobs/web:0 /jobs/web:1" \
+	"$(jq -r '[.[1].lruvecs[] | "\(.memcg):\(.node)"] | sort | join(" ")' <<<"$dump")"
+check "latest: the latest generations (not seq 1's 8000 pages)" "1000 2000 3000 4000" \
+	"$(jq -r '.[1].lruvecs[] | select(.memcg == "/jobs/web" and .node == 0) |
+		[.generations[].anon_pages] | join(" ")' <<<"$dump")"
+check "latest: ages as read" "600000 300000 150000 10000" \
+	"$(jq -r '.[1].lruvecs[] | select(.memcg == "/jobs/web" and .node == 0) |
+		[.generations[].age_ms] | join(" ")' <<<"$dump")"
+check "latest: an lruvec's warnings" '["thp_unaged"]' \
+	"$(jq -c '.[1].lruvecs[] | select(.memcg == "/jobs/web" and .node == 0) | .warnings' <<<"$dump")"
+check "latest?host=db-1" "db-1:/jobs/db" "$(latest '?host=db-1' "$tmp/read.token" >/dev/null
+	"$LRUGEN_BUILD/tests/tools/pbdump" "$tmp/latest.pb" | jq -r '[.[] | "\(.host):\(.lruvecs[].memcg)"] | join(" ")')"
+check "latest?memcg_glob: only matching lruvecs, every host" "db-1:0 web-1:2" \
+	"$(latest '?memcg_glob=/jobs/w*' "$tmp/read.token" >/dev/null
+	"$LRUGEN_BUILD/tests/tools/pbdump" "$tmp/latest.pb" | jq -r '[.[] | "\(.host):\(.lruvecs | length)"] | join(" ")')"
+check "latest: no token" 401 "$(latest "")"
+check "latest: an ingest token" 403 "$(latest "" "$tmp/web1.token")"
+check "latest: unknown parameter" 400 "$(latest '?limit=3' "$tmp/read.token")"
+check_grep "latest: says which" "unknown parameter 'limit'" "$(cat "$tmp/latest.pb")"
+check "latest: unknown host" 404 "$(latest '?host=nope' "$tmp/read.token")"
+check_grep "latest: its own metrics label" 'route="latest",code="200"' "$(curl -sk "$STORE_URL/metrics")"
+
 # --- bad query parameters: 400/404 with a reason ------------------------------------
 check_grep "bad threshold" '^400 .*parameter .threshold.*unknown unit' "$(http GET '/v1/cold?threshold=3q' "$tmp/read.token")"
 check_grep "threshold above 24h" '^400 .*24h' "$(http GET '/v1/cold?threshold=2d' "$tmp/read.token")"

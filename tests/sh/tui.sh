@@ -565,5 +565,10 @@ wait_exit flbad >/dev/null
 start fln 100x30 env LRUGEN_TOKEN="$(cat "$tmp/store/read.token")" "$TOP" --store "$url" -n 5 -d 0.05
 check "-n 5 on a store exits 0" 0 "$(wait_exit fln)"
 check "-n 5 on a store: nothing on stderr" "" "$(cat "$tmp/fln.err")"
+# one request a frame (GET /v1/latest), no JSON queries: since this store
+# started, the three lrugen-top sessions asked /v1/latest only
+check "fleet mode asks /v1/latest only" "latest" \
+	"$(curl -s "$url/metrics" | sed -n 's/^lrugen_store_http_responses_total{route="\([a-z]*\)".*/\1/p' |
+		grep -Ev "ingest|healthz|metrics" | sort -u | paste -sd' ')"
 
 finish
