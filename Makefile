@@ -102,11 +102,22 @@ $(O)/tests/test_pb_regress: $(O)/tests/unit/test_pb_regress.o $(O)/tests/fuzz/fu
 		$(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
-# test tools: small programs the shell tests drive (test servers, generators)
+# test tools: small programs the shell tests drive (test servers, generators).
+# Their shared code, also used by bench/, lives in tests/tools/common: headers
+# (tool_die.h, snapjson.h) and synth.o, linked into whoever uses it. Tools
+# and benchmarks that use the store's own code (its schema, its row writer)
+# include store/ and link the store's object.
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(O)/tests/tools/%)
+SYNTH_OBJ := $(O)/tests/tools/common/synth.o
+$(O)/tests/tools/%.o $(O)/bench/%.o $(O)/tests/unit/test_synth.o: ALL_CFLAGS += -Itests/tools/common
+$(O)/tests/tools/fleetsim.o $(O)/bench/store/bench_store.o: ALL_CFLAGS += -Istore
 $(O)/tests/tools/%: $(O)/tests/tools/%.o $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(NET_LIBS)
+$(O)/tests/tools/fleetsim: $(O)/tests/tools/fleetsim.o $(SYNTH_OBJ) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(NET_LIBS)
+$(O)/tests/test_synth: $(O)/tests/unit/test_synth.o $(SYNTH_OBJ) $(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
 tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 
@@ -213,7 +224,7 @@ $(O)/bench/bench_tui: $(O)/bench/tui/bench_tui.o
 # bench/store: fleetsim plays 10,000 hosts against lrugen-store; bench_store
 # inserts the same rows into sqlite directly (the limit)
 BENCH_BINS += $(O)/bench/bench_store $(O)/tests/tools/fleetsim
-$(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(LIBA)
+$(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(O)/store/rows.o $(SYNTH_OBJ) $(LIBA)
 	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) \
 		$(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 
