@@ -5,7 +5,8 @@
 #   make fuzz             run the fuzzers (clang libFuzzer: two parsers, the store's
 #                         protobuf ingest), FUZZ_TIME seconds each
 #   make bench            run every benchmark in bench/
-#   make install          PREFIX=/usr/local DESTDIR=
+#   make install          PREFIX=/usr/local DESTDIR= (programs, liblrugen.a, public headers)
+#   make clean            remove O (default build)
 #
 # Variables: V=1 prints full commands; SANITIZE=address,undefined; CI=true adds
 # -Werror; O=DIR puts every output in DIR (default build).
@@ -19,7 +20,7 @@ PKG_CONFIG ?= pkg-config
 PROTOC_C ?= protoc-c
 
 WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-Wformat=2 -Wwrite-strings -Wvla -Wno-format-nonliteral
+	-Wformat=2 -Wwrite-strings -Wvla
 ifeq ($(CI),true)
 WARNINGS += -Werror
 endif
@@ -117,11 +118,22 @@ $(O)/tests/test_conf: $(O)/tests/unit/test_conf.o $(DAEMON_OBJS) $(TEST_HELPER_O
 $(O)/tests/test_client: $(O)/tests/unit/test_client.o $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(NET_LIBS)
 
-# test tools: small programs the shell tests drive (test servers, generators)
+# test tools: small programs the shell tests drive (test servers, generators).
+# Their shared code, also used by bench/, lives in tests/tools/common: headers
+# (tool_die.h, snapjson.h) and synth.o, linked into whoever uses it. Tools
+# and benchmarks that use the store's own code (its schema, its row writer)
+# include store/ and link the store's object.
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(O)/tests/tools/%)
+SYNTH_OBJ := $(O)/tests/tools/common/synth.o
+$(O)/tests/tools/%.o $(O)/bench/%.o $(O)/tests/unit/test_synth.o: ALL_CFLAGS += -Itests/tools/common
+$(O)/tests/tools/fleetsim.o $(O)/bench/store/bench_store.o: ALL_CFLAGS += -Istore
 $(O)/tests/tools/%: $(O)/tests/tools/%.o $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(NET_LIBS)
+$(O)/tests/tools/fleetsim: $(O)/tests/tools/fleetsim.o $(SYNTH_OBJ) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(NET_LIBS)
+$(O)/tests/test_synth: $(O)/tests/unit/test_synth.o $(SYNTH_OBJ) $(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
 tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 
@@ -228,7 +240,7 @@ $(O)/bench/bench_tui: $(O)/bench/tui/bench_tui.o
 # bench/store: fleetsim plays 10,000 hosts against lrugen-store; bench_store
 # inserts the same rows into sqlite directly (the limit)
 BENCH_BINS += $(O)/bench/bench_store $(O)/tests/tools/fleetsim
-$(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(LIBA)
+$(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(O)/store/rows.o $(SYNTH_OBJ) $(LIBA)
 	$(call say,LINK,$@)mkdir -p $(@D) && $(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) \
 		$(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 
@@ -236,14 +248,32 @@ bench: $(BENCH_BINS) $(BINS)
 	$(Q)O=$(O) bench/run
 
 # --- install -----------------------------------------------------------------
+# liblrugen's public headers: reading MGLRU (model, parsers, interface, kernel
+# files), working sets, accuracy warnings, aging and eviction commands, memcg
+# selection, PSI, snapshots on the wire and in the spool, errors. The other
+# lib/ headers (buffers, escaping, units, settings, saturating arithmetic,
+# line cutting, the store's bounds and fleet rows) are what lrugen's own
+# programs share, not an API, and are not installed. A public header may
+# include only public headers (install checks).
+PUBLIC_HEADERS := $(addprefix lib/,lru_err.h lru_model.h lru_parse.h lru_cgparse.h lru_iface.h \
+	lru_sys.h lru_ws.h lru_warn.h lru_cmd.h lru_kwrite.h lru_select.h lru_psi.h lru_pb.h \
+	lru_spool.h) $(PROTO_H)
 install: all
+	$(Q)for h in $(PUBLIC_HEADERS); do \
+		for i in $$(sed -n 's/^#include "\([^"]*\)".*/\1/p' $$h); do \
+			case " $(notdir $(PUBLIC_HEADERS)) " in *" $$i "*) ;; \
+			*) echo "install: public header $$h includes $$i, which is not public" >&2; exit 1;; esac; \
+		done; done
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lrugen
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 lib/*.h $(PROTO_H) $(DESTDIR)$(PREFIX)/include/lrugen/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/lrugen/
 
+# everything built lives in O (with the default O=build: also make check's
+# build/check and make fuzz's build/fuzz)
 clean:
-	rm -rf build
+	$(Q)case "$(O)" in ""|/|.|./) echo "clean: refusing O='$(O)'" >&2; exit 1;; esac
+	rm -rf $(O)
 
 .PHONY: all tests check check-vm kernel demo demo-host run-tests fuzz bench install clean
 .DEFAULT_GOAL := all

@@ -78,7 +78,7 @@ struct lru_fleet_node {
 	struct lru_fleet_cold cold;
 };
 
-/* What a store's rows need from one snapshot (lru_fleet_sql.h). */
+/* What a store's rows need from one snapshot (store/schema.h). */
 struct lru_fleet_rows {
 	int64_t taken_ms;		/* read midpoint */
 	uint64_t mem_total, mem_free;	/* summed over NodeMemory */

@@ -15,8 +15,8 @@
 #include "log.h"
 #include "lru_buf.h"
 #include "lru_bounds.h"
-#include "lru_fleet_db.h"
-#include "lru_fleet_sql.h"
+#include "rows.h"
+#include "schema.h"
 #include "lru_pb.h"
 #include "lru_sat.h"
 #include "map.h"
@@ -74,8 +74,8 @@ struct store_db {
 	struct metrics *m;
 	sqlite3 *w;			/* the writer's connection */
 	sqlite3_stmt *st[W_NR];
-	struct lru_fleet_db rows;	/* the row statements (lru_fleet_db.h) */
-	struct map hosts, paths;	/* writer caches: name -> lru_fleet_db_host, path -> id */
+	struct rows_writer rows;	/* the row statements (rows.h) */
+	struct map hosts, paths;	/* writer caches: name -> rows_host, path -> id */
 	int64_t last_snap_id;		/* largest committed snapshot id */
 	uint64_t *path_ids;
 	size_t path_ids_alloc;
@@ -189,7 +189,7 @@ static int cmp_sample(const void *a, const void *b)
 /*
  * The samples from first on are one snapshot's lruvecs (recounted from raw
  * rows): merge those of one path (its nodes, or a dying and a new cgroup of
- * the same name) into one, as lru_fleet_db_write() does at ingest.
+ * the same name) into one, as rows_write() does at ingest.
  */
 static void samples_merge_paths(struct samples *s, size_t first)
 {
@@ -301,9 +301,9 @@ static int meta_set(struct store_db *db, const char *key, int64_t v)
 
 /* ---- writing one snapshot ------------------------------------------------------ */
 
-static struct lru_fleet_db_host *host_get(struct store_db *db, const char *name, int64_t now)
+static struct rows_host *host_get(struct store_db *db, const char *name, int64_t now)
 {
-	struct lru_fleet_db_host *h = map_get_str(&db->hosts, name);
+	struct rows_host *h = map_get_str(&db->hosts, name);
 	sqlite3_stmt *st;
 	int rc;
 
@@ -376,7 +376,7 @@ static int write_snapshot(struct store_db *db, const struct ingest_snap *it, int
 			  bool *dup)
 {
 	const struct lru_snapshot *s = it->snap;
-	struct lru_fleet_db_host *h = host_get(db, s->host.host, now);
+	struct rows_host *h = host_get(db, s->host.host, now);
 	struct lru_error err;
 	int64_t snap_id;
 	size_t i;
@@ -395,7 +395,7 @@ static int write_snapshot(struct store_db *db, const struct ingest_snap *it, int
 	for (i = 0; i < s->nr_memcgs; i++)
 		if (path_get(db, s->memcgs[i].path ? s->memcgs[i].path : "", &db->path_ids[i]))
 			return -1;
-	if (lru_fleet_db_write(&db->rows, h, s, &it->rows, db->path_ids, now, &snap_id, &err))
+	if (rows_write(&db->rows, h, s, &it->rows, db->path_ids, now, &snap_id, &err))
 		return -1;
 	if (!snap_id) {
 		*dup = true;
@@ -837,7 +837,7 @@ static int configure(sqlite3 *d, const struct store_config *cfg, bool writer, ch
 
 static int migrate(sqlite3 *d, const char *file, char *errbuf, size_t size)
 {
-	static const char *const migrations[] = LRU_FLEET_SQL_MIGRATIONS;
+	static const char *const migrations[] = SCHEMA_MIGRATIONS;
 	sqlite3_stmt *st;
 	int version = -1;
 	char sql[64], msg[256];
@@ -848,11 +848,11 @@ static int migrate(sqlite3 *d, const char *file, char *errbuf, size_t size)
 	sqlite3_finalize(st);
 	if (version < 0)
 		return errorf(errbuf, size, "'%s' is not a database: %s", file, sqlite3_errmsg(d));
-	if (version > LRU_FLEET_SQL_NR_MIGRATIONS)
+	if (version > SCHEMA_NR_MIGRATIONS)
 		return errorf(errbuf, size, "'%s' has schema version %d, newer than this "
 			    "lrugen-store knows (%d): upgrade lrugen-store", file, version,
-			    LRU_FLEET_SQL_NR_MIGRATIONS);
-	for (; version < LRU_FLEET_SQL_NR_MIGRATIONS; version++) {
+			    SCHEMA_NR_MIGRATIONS);
+	for (; version < SCHEMA_NR_MIGRATIONS; version++) {
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version + 1);
 		if (exec(d, "BEGIN IMMEDIATE", msg, sizeof(msg)) ||
 		    exec(d, migrations[version], msg, sizeof(msg)) ||
@@ -989,7 +989,7 @@ int db_open(struct store_db **out, const struct store_config *cfg, struct metric
 	{
 		struct lru_error err;
 
-		if (lru_fleet_db_prepare(&db->rows, db->w, &err))
+		if (rows_prepare(&db->rows, db->w, &err))
 			return errorf(errbuf, size, "%s", err.msg);
 	}
 	if (sqlite3_prepare_v2(db->w, "SELECT (SELECT count(*) FROM hosts), "
@@ -1043,7 +1043,7 @@ void db_close(struct store_db *db)
 	}
 	for (int i = 0; i < W_NR; i++)
 		sqlite3_finalize(db->st[i]);
-	lru_fleet_db_release(&db->rows);
+	rows_release(&db->rows);
 	for (r = db->readers; r; r = next) {
 		next = r->next;
 		for (int i = 0; i < DB_READER_STMTS; i++)

@@ -57,7 +57,7 @@ static void usage(void)
 	exit(2);
 }
 
-#include "../../tests/tools/tool_die.h"
+#include "tool_die.h"
 
 static unsigned long parse_count(const char *s, const char *what, unsigned long max)
 {

@@ -8,10 +8,10 @@
  *
  * FILE must already have the store's schema ('lrugen-store --db FILE
  * --migrate'). The snapshots are those fleetsim sends with the same options
- * (lru_synth.h): host h's last C cycles at --now. First the W cycles before
+ * (synth.h): host h's last C cycles at --now. First the W cycles before
  * them are written untimed, as the store had them before its burst (hosts,
  * paths and latest rows exist). Then the C cycles' rows are derived
- * (lru_fleet_rows_build, untimed) and written with lru_fleet_db_write()
+ * (lru_fleet_rows_build, untimed) and written with rows_write()
  * (the store's own prepared statements) in one transaction per B
  * snapshots, in time order, with the store's pragmas. Prints key=value:
  * snapshots seconds snaps_per_s lruvec_rows_per_s.
@@ -27,12 +27,12 @@
 #include <time.h>
 
 #include "lru_fleet.h"
-#include "lru_fleet_db.h"
-#include "lru_synth.h"
+#include "rows.h"
+#include "synth.h"
 
 #define PROG "bench_store"
 
-#include "../../tests/tools/tool_die.h"
+#include "tool_die.h"
 
 static void exec(sqlite3 *db, const char *sql)
 {
@@ -78,14 +78,14 @@ struct snap {
 	unsigned host;
 };
 
-static void make_snap(const struct lru_synth *fleet, unsigned host, uint64_t cycle,
+static void make_snap(const struct synth *fleet, unsigned host, uint64_t cycle,
 		      struct paths *paths, sqlite3 *db, struct snap *out)
 {
 	struct lru_error err;
 
 	lru_snapshot_init(&out->s);
 	out->host = host;
-	if (lru_synth_host(fleet, host, cycle, &out->s, &err) ||
+	if (synth_host(fleet, host, cycle, &out->s, &err) ||
 	    lru_fleet_rows_build(&out->s, &out->rows, &err))
 		die("%s", err.msg);
 	out->path_ids = calloc(out->s.nr_memcgs, sizeof(*out->path_ids));
@@ -102,7 +102,7 @@ static void free_snap(struct snap *sn)
 	free(sn->path_ids);
 }
 
-static void write_snaps(struct lru_fleet_db *w, struct lru_fleet_db_host *hosts, struct snap *v,
+static void write_snaps(struct rows_writer *w, struct rows_host *hosts, struct snap *v,
 			size_t n, size_t batch)
 {
 	int64_t now = lru_now_ms(), id;
@@ -111,7 +111,7 @@ static void write_snaps(struct lru_fleet_db *w, struct lru_fleet_db_host *hosts,
 	for (size_t i = 0; i < n; i += batch) {
 		exec(w->db, "BEGIN IMMEDIATE");
 		for (size_t j = i; j < i + batch && j < n; j++)
-			if (lru_fleet_db_write(w, &hosts[v[j].host], &v[j].s, &v[j].rows, v[j].path_ids,
+			if (rows_write(w, &hosts[v[j].host], &v[j].s, &v[j].rows, v[j].path_ids,
 					       now, &id, &err))
 				die("%s", err.msg);
 		exec(w->db, "COMMIT");
@@ -140,9 +140,9 @@ int main(int argc, char **argv)
 		{ "sync", required_argument, NULL, 's' }, { "seed", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct lru_synth fleet;
-	struct lru_fleet_db w;
-	struct lru_fleet_db_host *hosts;
+	struct synth fleet;
+	struct rows_writer w;
+	struct rows_host *hosts;
 	struct paths paths = { 0 };
 	struct lru_error err;
 	const char *file = NULL, *sync = "full";
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	double t0, secs;
 	int opt;
 
-	lru_synth_defaults(&fleet);
+	synth_defaults(&fleet);
 	if (argc < 2 || strcmp(argv[1], "raw"))
 		die("usage: " PROG " raw --db FILE [--hosts N] [--memcgs M] [--nodes K] [--now MS] "
 		    "[--cycles C] [--warm-cycles W] [--batch B] [--sync full|normal]");
@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	snprintf(pragma, sizeof(pragma), "PRAGMA journal_mode = WAL; PRAGMA synchronous = %s; "
 		 "PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY;", sync);
 	exec(db, pragma);
-	if (lru_fleet_db_prepare(&w, db, &err))
+	if (rows_prepare(&w, db, &err))
 		die("%s", err.msg);
 	paths.cap = 1 << 16;
 	paths.key = calloc(paths.cap, sizeof(*paths.key));
@@ -209,13 +209,13 @@ int main(int argc, char **argv)
 		if (sqlite3_step(st) != SQLITE_DONE)
 			die("insert host: %s", sqlite3_errmsg(db));
 		sqlite3_reset(st);
-		hosts[h] = (struct lru_fleet_db_host){ sqlite3_last_insert_rowid(db), 0, INT64_MIN, 0, 0 };
+		hosts[h] = (struct rows_host){ sqlite3_last_insert_rowid(db), 0, INT64_MIN, 0, 0 };
 	}
 	exec(db, "COMMIT");
 	sqlite3_finalize(st);
 	for (uint64_t c = cycles + warm; c > cycles; c--) {
 		for (unsigned h = 0; h < fleet.nr_hosts; h++) {
-			uint64_t cycle = lru_synth_cycle_at(&fleet, h, now) - (c - 1);
+			uint64_t cycle = synth_cycle_at(&fleet, h, now) - (c - 1);
 
 			make_snap(&fleet, h, cycle, &paths, db, &v[h]);
 		}
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 	/* untimed: the rows of the measured cycles, in time order (cycle, then host) */
 	for (uint64_t c = cycles; c > 0; c--)
 		for (unsigned h = 0; h < fleet.nr_hosts; h++) {
-			make_snap(&fleet, h, lru_synth_cycle_at(&fleet, h, now) - (c - 1), &paths, db,
+			make_snap(&fleet, h, synth_cycle_at(&fleet, h, now) - (c - 1), &paths, db,
 				  &v[n]);
 			lruvecs += v[n++].s.nr_lruvecs;
 		}
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 	free(v);
 	free(hosts);
 	sqlite3_finalize(paths.insert);
-	lru_fleet_db_release(&w);
+	rows_release(&w);
 	sqlite3_close(db);
 	return 0;
 }

@@ -19,7 +19,7 @@
  *	fleetsim schema VERSION
  *		print the SQL that makes an empty store database of that schema
  *		version, as the lrugen-store that knew no later one made it
- *		(lru_fleet_sql.h's migrations up to VERSION, then its
+ *		(store/schema.h's migrations up to VERSION, then its
  *		user_version): for migration tests, "| sqlite3 FILE".
  *
  *	fleetsim run --store URL [--token-file F] [--hosts N] [--memcgs M]
@@ -27,7 +27,7 @@
  *		[--step DUR]] [--rate SNAPS/S] [--threads T] [--batch B] [--gzip]
  *		[--pregen] [--seed S] [--prefix P] [--acked FILE] [--max-errors N]
  *		[--now MS]
- *		play N synthetic hosts (lru_synth.h) in accelerated time: every host
+ *		play N synthetic hosts (synth.h) in accelerated time: every host
  *		sends its snapshots of the last C cycles (or of the last DUR, one
  *		every --step), oldest first, as fast as --rate allows (0: no limit),
  *		from T threads; --batch B puts B consecutive snapshots of one host
@@ -61,10 +61,10 @@
 #include <zlib.h>
 
 #include "lru_buf.h"
-#include "lru_fleet_sql.h"
+#include "schema.h"
 #include "lru_model.h"
 #include "lru_pb.h"
-#include "lru_synth.h"
+#include "synth.h"
 #include "lru_units.h"
 #include "lru_warn.h"
 
@@ -314,14 +314,14 @@ static int cmd_build(int argc, char **argv)
 
 static int cmd_schema(int argc, char **argv)
 {
-	static const char *const migrations[] = LRU_FLEET_SQL_MIGRATIONS;
+	static const char *const migrations[] = SCHEMA_MIGRATIONS;
 	uint64_t version;
 
 	if (argc != 2)
 		die("usage: fleetsim schema VERSION");
 	version = parse_u64("schema", argv[1]);
-	if (!version || version > LRU_FLEET_SQL_NR_MIGRATIONS)
-		die("schema: versions are 1 to %d", LRU_FLEET_SQL_NR_MIGRATIONS);
+	if (!version || version > SCHEMA_NR_MIGRATIONS)
+		die("schema: versions are 1 to %d", SCHEMA_NR_MIGRATIONS);
 	printf("BEGIN;\n");
 	for (uint64_t i = 0; i < version; i++)
 		fputs(migrations[i], stdout);
@@ -440,7 +440,7 @@ struct item {
 };
 
 struct run {
-	struct lru_synth fleet;
+	struct synth fleet;
 	const char *url, *token;
 	struct item *items;
 	size_t nr_items, batch;
@@ -495,7 +495,7 @@ static void build_request(struct run *run, size_t r, struct lru_buf *out)
 		n = run->nr_items - first;
 	for (size_t i = 0; i < n; i++) {
 		lru_snapshot_init(&snaps[i]);
-		if (lru_synth_host(&run->fleet, run->items[first + i].host,
+		if (synth_host(&run->fleet, run->items[first + i].host,
 				   run->items[first + i].cycle, &snaps[i], &err))
 			die("%s", err.msg);
 		ptrs[i] = &snaps[i];
@@ -630,7 +630,7 @@ static int cmd_run(int argc, char **argv)
 	double secs, *lat;
 	int opt;
 
-	lru_synth_defaults(&run.fleet);
+	synth_defaults(&run.fleet);
 	run.fleet.nr_hosts = 100;
 	run.batch = 1;
 	run.max_errors = 100;
@@ -686,7 +686,7 @@ static int cmd_run(int argc, char **argv)
 		die("out of memory");
 	/* host-major: a request batches consecutive snapshots of one host */
 	for (unsigned h = 0; h < run.fleet.nr_hosts; h++) {
-		uint64_t last = lru_synth_cycle_at(&run.fleet, h, now);
+		uint64_t last = synth_cycle_at(&run.fleet, h, now);
 
 		for (uint64_t c = 0; c < cycles; c++)
 			run.items[k++] = (struct item){ h, last - (cycles - 1 - c) * step };

@@ -1,6 +1,6 @@
 /*
  * test_fleet.c - lru_fleet (thresholds, packing, histograms, warnings), lru_buf
- * varints, lru_synth.
+ * varints.
  */
 #include "testutil.h"
 
@@ -9,8 +9,6 @@
 
 #include "lru_buf.h"
 #include "lru_fleet.h"
-#include "lru_pb.h"
-#include "lru_synth.h"
 #include "lru_warn.h"
 #include "lru_ws.h"
 
@@ -402,42 +400,6 @@ static void test_varints_and_buf(void **state)
 	assert_int_equal(lru_fleet_glob_prefix("/plain"), 6);
 }
 
-/* The synthetic fleet is deterministic and valid on the wire. */
-static void test_synth(void **state)
-{
-	struct lru_synth fleet;
-	struct lru_snapshot a, b, *dec;
-	const struct lru_snapshot *pa = &a, *pb_ = &b;
-	uint8_t *ea, *eb;
-	size_t la, lb, n;
-
-	(void)state;
-	lru_synth_defaults(&fleet);
-	fleet.nr_memcgs = 20;
-	lru_snapshot_init(&a);
-	lru_snapshot_init(&b);
-	assert_int_equal(lru_synth_host(&fleet, 17, 5000, &a, NULL), LRU_OK);
-	assert_int_equal(lru_synth_host(&fleet, 17, 5000, &b, NULL), LRU_OK);
-	assert_int_equal(a.nr_lruvecs, 40);
-	assert_string_equal(a.host.host, "host-00017");
-	assert_int_equal(a.host.seq, 5000);
-	assert_int_equal(lru_fleet_taken_ms(&a), lru_synth_time_ms(&fleet, 17, 5000));
-	assert_int_equal(lru_synth_cycle_at(&fleet, 17, lru_synth_time_ms(&fleet, 17, 5000)), 5000);
-	assert_int_equal(lru_pb_encode_batch(&pa, 1, &ea, &la, NULL), LRU_OK);
-	assert_int_equal(lru_pb_encode_batch(&pb_, 1, &eb, &lb, NULL), LRU_OK);
-	assert_int_equal(la, lb);
-	assert_memory_equal(ea, eb, la);
-	assert_int_equal(lru_pb_decode_batch(ea, la, &dec, &n, NULL), LRU_OK);
-	assert_int_equal(n, 1);
-	for (size_t i = 0; i < dec[0].nr_nodes; i++)
-		assert_true(dec[0].nodes[i].free <= dec[0].nodes[i].total);
-	lru_pb_free_snapshots(dec, n);
-	free(ea);
-	free(eb);
-	lru_snapshot_release(&a);
-	lru_snapshot_release(&b);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,7 +412,6 @@ int main(void)
 		cmocka_unit_test(test_hist_buckets),
 		cmocka_unit_test(test_hist_percentiles),
 		cmocka_unit_test(test_varints_and_buf),
-		cmocka_unit_test(test_synth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -944,14 +944,15 @@ static size_t add(char *buf, size_t size, size_t n, const char *fmt, ...)
 
 #define GEN " %10llu %10llu %10llu%c %10llu%c\n"
 #define TIER "            %10d %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
-/* a tier line with its index left as a format (%10d) for full_memcg() */
-#define TIER_FMT "            %%10d %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
+/* a tier line after its index column, which full_memcg() prints (TIER_INDEX) */
+#define TIER_INDEX "            %10d"
+#define TIER_REST " %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
 #define WALK6 "                       %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c %10llu%c\n"
 #define WALK4 "                       %10llu%c %10llu%c %10llu%c %10llu%c\n"
 
 /*
  * A memcg of lru_gen_full text whose youngest generation has the given lines
- * (tier: a format of the tier index).
+ * (tier: each tier's line after its index).
  */
 static size_t full_memcg(char *buf, size_t size, size_t n, const char *gen, const char *tier,
 			 const char *walk)
@@ -967,7 +968,7 @@ static size_t full_memcg(char *buf, size_t size, size_t n, const char *gen, cons
 		' ');
 	n = add(buf, size, n, "%s", gen);
 	for (t = 0; t < LRU_NR_TIERS; t++)
-		n = add(buf, size, n, tier, t);
+		n = add(buf, size, n, TIER_INDEX "%s", t, tier);
 	return add(buf, size, n, "%s", walk);
 }
 
@@ -1026,7 +1027,7 @@ static void test_fixed_width_matches_general(void **state)
 			char m = marks[(i + k) % (sizeof(marks) - 1)];
 
 			snprintf(gen, sizeof(gen), GEN, 4ULL, 5ULL, 6ULL, ' ', 7ULL, ' ');
-			snprintf(tier, sizeof(tier), TIER_FMT, v, 'R', 1ULL, 'T', 2ULL, k ? m : ' ',
+			snprintf(tier, sizeof(tier), TIER_REST, v, 'R', 1ULL, 'T', 2ULL, k ? m : ' ',
 				 3ULL, 'R', v, 'T', 4ULL, 'x');
 			snprintf(walk, sizeof(walk), WALK6, v, 'L', 1ULL, 'O', 2ULL, 'Y', 3ULL, 'N',
 				 4ULL, k ? m : 'F', v, 'A');
@@ -1047,7 +1048,7 @@ static void test_fixed_width_matches_general(void **state)
 
 		assert_non_null(copy);
 		snprintf(gen, sizeof(gen), GEN, 4ULL, 123456789ULL, 6ULL, ' ', 1234567890ULL, ' ');
-		snprintf(tier, sizeof(tier), TIER_FMT, 1ULL, 'R', 12ULL, 'T', 0ULL, ' ',
+		snprintf(tier, sizeof(tier), TIER_REST, 1ULL, 'R', 12ULL, 'T', 0ULL, ' ',
 			 9999999999ULL, 'R', 0ULL, 'T', 0ULL, ' ');
 		if (k)
 			snprintf(walk, sizeof(walk), WALK4, 1ULL, 'T', 12ULL, 'Y', 123ULL, 'F',
@@ -1056,8 +1057,8 @@ static void test_fixed_width_matches_general(void **state)
 			snprintf(walk, sizeof(walk), WALK6, 1ULL, 'L', 12ULL, 'O', 123ULL, 'Y',
 				 1234ULL, 'N', 0ULL, 'F', 100000000ULL, 'A');
 		len = full_memcg(buf, SIZE, 0, gen, tier, walk);
-		/* the youngest generation's lines: "%10d" prints 6 bytes more than it has */
-		at = len - strlen(walk) - LRU_NR_TIERS * (strlen(tier) + 6) - strlen(gen);
+		/* the youngest generation's lines: TIER_INDEX prints 22 bytes */
+		at = len - strlen(walk) - LRU_NR_TIERS * (strlen(tier) + 22) - strlen(gen);
 		assert_memory_equal(buf + at, gen, strlen(gen));
 		parse_ok(&snap, buf);	/* unchanged, the text is valid */
 		lru_snapshot_release(&snap);

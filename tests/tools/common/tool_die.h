@@ -1,5 +1,5 @@
 /*
- * tests/tools/tool_die.h - the one-line fatal error and the clock of the test
+ * tests/tools/common/tool_die.h - the one-line fatal error and the clock of the test
  * tools and benchmarks (header only: define PROG, then include).
  *
  *	die(fmt, ...)	"PROG: message" on stderr, exit 1

@@ -1,4 +1,4 @@
-#include "lru_synth.h"
+#include "synth.h"
 
 #include <stdlib.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@ static const char *const system_memcgs[] = {
 };
 #define NR_SYSTEM (sizeof(system_memcgs) / sizeof(system_memcgs[0]))
 
-void lru_synth_defaults(struct lru_synth *s)
+void synth_defaults(struct synth *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->nr_hosts = 1000;
@@ -63,14 +63,14 @@ static double unit(uint64_t h)
 	return (double)(h >> 11) / 9007199254740992.0;
 }
 
-int64_t lru_synth_time_ms(const struct lru_synth *s, unsigned host, uint64_t cycle)
+int64_t synth_time_ms(const struct synth *s, unsigned host, uint64_t cycle)
 {
 	uint64_t phase = hash4(s->seed, host, 0x9a5e, 0) % s->interval_ms;
 
 	return (int64_t)(cycle * s->interval_ms + phase);
 }
 
-uint64_t lru_synth_cycle_at(const struct lru_synth *s, unsigned host, int64_t now_ms)
+uint64_t synth_cycle_at(const struct synth *s, unsigned host, int64_t now_ms)
 {
 	uint64_t phase = hash4(s->seed, host, 0x9a5e, 0) % s->interval_ms;
 
@@ -80,7 +80,7 @@ uint64_t lru_synth_cycle_at(const struct lru_synth *s, unsigned host, int64_t no
 }
 
 /* Job of a host's slot: distinct jobs per host while the pool allows. */
-static unsigned slot_job(const struct lru_synth *s, unsigned host, unsigned slot)
+static unsigned slot_job(const struct synth *s, unsigned host, unsigned slot)
 {
 	return (unsigned)((hash4(s->seed, host, 0x10b, 0) + slot * 7919ULL) % s->nr_jobs);
 }
@@ -89,7 +89,7 @@ static unsigned slot_job(const struct lru_synth *s, unsigned host, unsigned slot
  * Bytes of one memcg instance at time t, and its hot share: jobs are
  * log-uniform around the size that fills ~60% of a host, system memcgs small.
  */
-static void memcg_size(const struct lru_synth *s, unsigned host, unsigned slot, uint64_t cycle,
+static void memcg_size(const struct synth *s, unsigned host, unsigned slot, uint64_t cycle,
 		       int64_t t, double *bytes, double *hot, double *anon)
 {
 	unsigned nr_jobs_here = s->nr_memcgs > NR_SYSTEM ? s->nr_memcgs - (unsigned)NR_SYSTEM : 1;
@@ -114,7 +114,7 @@ static void memcg_size(const struct lru_synth *s, unsigned host, unsigned slot, 
 		*hot = 0.95;
 }
 
-static void fill_gens(const struct lru_synth *s, struct lru_lruvec *lv, uint64_t cycle,
+static void fill_gens(const struct synth *s, struct lru_lruvec *lv, uint64_t cycle,
 		      double bytes, double hot, double anon, uint64_t age0)
 {
 	double warm = (1.0 - hot) * 0.3, share[LRU_MAX_GENS];
@@ -137,10 +137,10 @@ static void fill_gens(const struct lru_synth *s, struct lru_lruvec *lv, uint64_t
 	}
 }
 
-enum lru_err lru_synth_host(const struct lru_synth *s, unsigned host, uint64_t cycle,
+enum lru_err synth_host(const struct synth *s, unsigned host, uint64_t cycle,
 			    struct lru_snapshot *out, struct lru_error *err)
 {
-	int64_t t = lru_synth_time_ms(s, host, cycle);
+	int64_t t = synth_time_ms(s, host, cycle);
 	uint64_t used[LRU_NODE_MAX + 1] = { 0 }, age0;
 	char name[64], path[64], boot[40];
 	enum lru_err rc;

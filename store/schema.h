@@ -1,5 +1,5 @@
 /*
- * lru_fleet_sql.h - the sqlite schema of lrugen-store and the statements
+ * schema.h - the sqlite schema of lrugen-store and the statements
  * that write one snapshot, as text. The store runs them; bench/store runs
  * the very same statements without the server around them, so that "raw
  * sqlite inserts of the same rows" are the same rows. Data only: no code,
@@ -41,28 +41,28 @@
  *   wss_hourly.warnings    samples per warning (lru_fleet_warn_counts
  *                          blob); NULL when no sample was warned
  *
- * Migrations: LRU_FLEET_SQL_MIGRATIONS[i] takes a database from
+ * Migrations: SCHEMA_MIGRATIONS[i] takes a database from
  * PRAGMA user_version i to i + 1. Append, never edit.
  */
-#ifndef LRU_FLEET_SQL_H
-#define LRU_FLEET_SQL_H
+#ifndef STORE_SCHEMA_H
+#define STORE_SCHEMA_H
 
 /* the fixed thresholds of lru_fleet.h, as columns */
-#define LRU_FLEET_SQL_COLD_COLS \
+#define SCHEMA_COLD_COLS \
 	"cold_1m, cold_2m, cold_5m, cold_10m, cold_30m, cold_1h, cold_6h, cold_24h"
-#define LRU_FLEET_SQL_COLD_DEFS \
+#define SCHEMA_COLD_DEFS \
 	"cold_1m INTEGER NOT NULL DEFAULT 0, cold_2m INTEGER NOT NULL DEFAULT 0, " \
 	"cold_5m INTEGER NOT NULL DEFAULT 0, cold_10m INTEGER NOT NULL DEFAULT 0, " \
 	"cold_30m INTEGER NOT NULL DEFAULT 0, cold_1h INTEGER NOT NULL DEFAULT 0, " \
 	"cold_6h INTEGER NOT NULL DEFAULT 0, cold_24h INTEGER NOT NULL DEFAULT 0"
 /* cold values are always bound as parameters ?21 to ?28 */
-#define LRU_FLEET_SQL_COLD_PARAM 21
-#define LRU_FLEET_SQL_COLD_VALUES "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28"
-#define LRU_FLEET_SQL_COLD_SET \
+#define SCHEMA_COLD_PARAM 21
+#define SCHEMA_COLD_VALUES "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28"
+#define SCHEMA_COLD_SET \
 	"cold_1m = ?21, cold_2m = ?22, cold_5m = ?23, cold_10m = ?24, cold_30m = ?25, " \
 	"cold_1h = ?26, cold_6h = ?27, cold_24h = ?28"
 
-#define LRU_FLEET_SQL_OFFER_INDEXES(table) \
+#define SCHEMA_OFFER_INDEXES(table) \
 	"CREATE INDEX " table "_offer_1m ON " table "(mem_free + cold_1m);\n" \
 	"CREATE INDEX " table "_offer_2m ON " table "(mem_free + cold_2m);\n" \
 	"CREATE INDEX " table "_offer_5m ON " table "(mem_free + cold_5m);\n" \
@@ -72,7 +72,7 @@
 	"CREATE INDEX " table "_offer_6h ON " table "(mem_free + cold_6h);\n" \
 	"CREATE INDEX " table "_offer_24h ON " table "(mem_free + cold_24h);\n"
 
-#define LRU_FLEET_SQL_V1 \
+#define SCHEMA_V1 \
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;\n" \
 	"CREATE TABLE hosts(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,\n" \
 	"  first_seen_ms INTEGER NOT NULL, ingest_ms INTEGER NOT NULL,\n" \
@@ -80,11 +80,11 @@
 	"  page_size INTEGER, nr_nodes INTEGER NOT NULL DEFAULT 0,\n" \
 	"  nr_memcgs INTEGER NOT NULL DEFAULT 0, nr_lruvecs INTEGER NOT NULL DEFAULT 0,\n" \
 	"  mem_total INTEGER NOT NULL DEFAULT 0, mem_free INTEGER NOT NULL DEFAULT 0,\n" \
-	"  total INTEGER NOT NULL DEFAULT 0, " LRU_FLEET_SQL_COLD_DEFS ");\n" \
-	LRU_FLEET_SQL_OFFER_INDEXES("hosts") \
+	"  total INTEGER NOT NULL DEFAULT 0, " SCHEMA_COLD_DEFS ");\n" \
+	SCHEMA_OFFER_INDEXES("hosts") \
 	"CREATE TABLE host_nodes(host_id INTEGER NOT NULL, node INTEGER NOT NULL,\n" \
 	"  snap_id INTEGER NOT NULL, mem_total INTEGER NOT NULL, mem_free INTEGER NOT NULL,\n" \
-	"  total INTEGER NOT NULL, " LRU_FLEET_SQL_COLD_DEFS ",\n" \
+	"  total INTEGER NOT NULL, " SCHEMA_COLD_DEFS ",\n" \
 	"  PRIMARY KEY(host_id, node)) WITHOUT ROWID;\n" \
 	"CREATE TABLE paths(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);\n" \
 	"CREATE TABLE snapshots(id INTEGER PRIMARY KEY AUTOINCREMENT,\n" \
@@ -98,7 +98,7 @@
 	"CREATE INDEX snapshots_host_time ON snapshots(host_id, taken_ms);\n" \
 	"CREATE INDEX snapshots_time ON snapshots(taken_ms);\n" \
 	"CREATE TABLE memcg_latest(host_id INTEGER NOT NULL, path_id INTEGER NOT NULL,\n" \
-	"  snap_id INTEGER NOT NULL, total INTEGER NOT NULL, " LRU_FLEET_SQL_COLD_DEFS ",\n" \
+	"  snap_id INTEGER NOT NULL, total INTEGER NOT NULL, " SCHEMA_COLD_DEFS ",\n" \
 	"  PRIMARY KEY(host_id, path_id)) WITHOUT ROWID;\n" \
 	"CREATE INDEX memcg_latest_path ON memcg_latest(path_id);\n" \
 	"CREATE TABLE wss_hourly(path_id INTEGER NOT NULL, hour INTEGER NOT NULL,\n" \
@@ -113,24 +113,24 @@
  * their snapshots carried), so it takes as long on a big database as on a
  * small one.
  */
-#define LRU_FLEET_SQL_V2 \
+#define SCHEMA_V2 \
 	"ALTER TABLE hosts ADD COLUMN host_warnings INTEGER NOT NULL DEFAULT 0;\n" \
 	"ALTER TABLE hosts ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;\n" \
 	"ALTER TABLE host_nodes ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;\n" \
 	"ALTER TABLE memcg_latest ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;\n" \
 	"ALTER TABLE wss_hourly ADD COLUMN warnings BLOB;\n"
 
-#define LRU_FLEET_SQL_NR_MIGRATIONS 2
-#define LRU_FLEET_SQL_MIGRATIONS { LRU_FLEET_SQL_V1, LRU_FLEET_SQL_V2 }
+#define SCHEMA_NR_MIGRATIONS 2
+#define SCHEMA_MIGRATIONS { SCHEMA_V1, SCHEMA_V2 }
 
 /* ---- the rows of one snapshot --------------------------------------------- */
 
 /* a row's lruvec warnings (LRU_WARN_* bits, the "warnings" column) are always ?29 */
-#define LRU_FLEET_SQL_WARN_PARAM 29
+#define SCHEMA_WARN_PARAM 29
 
 /* ?1 host_id ?2 boot_id ?3 seq ?4 taken ?5 read_start ?6 read_end ?7 ingest
  * ?8 page_size ?9 nr_lruvecs ?10 mem_total ?11 mem_free ?12 total ?13 data */
-#define LRU_FLEET_SQL_INSERT_SNAPSHOT \
+#define SCHEMA_INSERT_SNAPSHOT \
 	"INSERT INTO snapshots(host_id, boot_id, seq, taken_ms, read_start_ms, read_end_ms,\n" \
 	"  ingest_ms, page_size, nr_lruvecs, mem_total, mem_free, total, data)\n" \
 	"VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)\n" \
@@ -139,32 +139,32 @@
 /* ?1 host_id ?2 snap_id ?3 taken ?4 ingest ?5 boot_id ?6 seq ?7 kernel
  * ?8 page_size ?9 nr_nodes ?10 nr_memcgs ?11 nr_lruvecs ?12 mem_total
  * ?13 mem_free ?14 total ?15 host_warnings, cold ?21.., warnings ?29 */
-#define LRU_FLEET_SQL_UPDATE_HOST \
+#define SCHEMA_UPDATE_HOST \
 	"UPDATE hosts SET snap_id = ?2, taken_ms = ?3, ingest_ms = ?4, boot_id = ?5, seq = ?6,\n" \
 	"  kernel = ?7, page_size = ?8, nr_nodes = ?9, nr_memcgs = ?10, nr_lruvecs = ?11,\n" \
 	"  mem_total = ?12, mem_free = ?13, total = ?14, host_warnings = ?15,\n" \
-	"  " LRU_FLEET_SQL_COLD_SET ", warnings = ?29\n" \
+	"  " SCHEMA_COLD_SET ", warnings = ?29\n" \
 	"WHERE id = ?1"
 
 /* ?1 host_id ?2 node ?3 snap_id ?4 mem_total ?5 mem_free ?6 total, cold ?21.., warnings ?29 */
-#define LRU_FLEET_SQL_UPDATE_NODE \
+#define SCHEMA_UPDATE_NODE \
 	"UPDATE host_nodes SET snap_id = ?3, mem_total = ?4, mem_free = ?5, total = ?6,\n" \
-	"  " LRU_FLEET_SQL_COLD_SET ", warnings = ?29 WHERE host_id = ?1 AND node = ?2"
-#define LRU_FLEET_SQL_INSERT_NODE \
+	"  " SCHEMA_COLD_SET ", warnings = ?29 WHERE host_id = ?1 AND node = ?2"
+#define SCHEMA_INSERT_NODE \
 	"INSERT INTO host_nodes(host_id, node, snap_id, mem_total, mem_free, total,\n" \
-	"  " LRU_FLEET_SQL_COLD_COLS ", warnings) VALUES(?1, ?2, ?3, ?4, ?5, ?6, " \
-	LRU_FLEET_SQL_COLD_VALUES ", ?29)"
-#define LRU_FLEET_SQL_DELETE_STALE_NODES \
+	"  " SCHEMA_COLD_COLS ", warnings) VALUES(?1, ?2, ?3, ?4, ?5, ?6, " \
+	SCHEMA_COLD_VALUES ", ?29)"
+#define SCHEMA_DELETE_STALE_NODES \
 	"DELETE FROM host_nodes WHERE host_id = ?1 AND snap_id < ?2"
 
 /* ?1 host_id ?2 path_id ?3 snap_id ?4 total, cold ?21.., warnings ?29 */
-#define LRU_FLEET_SQL_UPDATE_MEMCG \
-	"UPDATE memcg_latest SET snap_id = ?3, total = ?4, " LRU_FLEET_SQL_COLD_SET ",\n" \
+#define SCHEMA_UPDATE_MEMCG \
+	"UPDATE memcg_latest SET snap_id = ?3, total = ?4, " SCHEMA_COLD_SET ",\n" \
 	"  warnings = ?29 WHERE host_id = ?1 AND path_id = ?2"
-#define LRU_FLEET_SQL_INSERT_MEMCG \
-	"INSERT INTO memcg_latest(host_id, path_id, snap_id, total, " LRU_FLEET_SQL_COLD_COLS ",\n" \
-	"  warnings) VALUES(?1, ?2, ?3, ?4, " LRU_FLEET_SQL_COLD_VALUES ", ?29)"
-#define LRU_FLEET_SQL_DELETE_STALE_MEMCGS \
+#define SCHEMA_INSERT_MEMCG \
+	"INSERT INTO memcg_latest(host_id, path_id, snap_id, total, " SCHEMA_COLD_COLS ",\n" \
+	"  warnings) VALUES(?1, ?2, ?3, ?4, " SCHEMA_COLD_VALUES ", ?29)"
+#define SCHEMA_DELETE_STALE_MEMCGS \
 	"DELETE FROM memcg_latest WHERE host_id = ?1 AND snap_id < ?2"
 
 #endif

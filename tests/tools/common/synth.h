@@ -1,5 +1,5 @@
 /*
- * lru_synth.h - a synthetic fleet: deterministic snapshots of N hosts for
+ * synth.h - a synthetic fleet: deterministic snapshots of N hosts for
  * simulators and benchmarks (tests/tools/fleetsim, bench/store).
  *
  * Host h is named PREFIX%05u and runs nr_memcgs memcgs on nr_nodes nodes:
@@ -17,14 +17,14 @@
  * number c and the host's constant boot id, so replaying a cycle gives the
  * very same snapshot. Everything is a function of (seed, host, cycle).
  */
-#ifndef LRU_SYNTH_H
-#define LRU_SYNTH_H
+#ifndef TOOL_SYNTH_H
+#define TOOL_SYNTH_H
 
 #include <stdint.h>
 
 #include "lru_model.h"
 
-struct lru_synth {
+struct synth {
 	unsigned nr_hosts;
 	unsigned nr_memcgs;	/* per host, system memcgs included */
 	unsigned nr_nodes;
@@ -36,16 +36,16 @@ struct lru_synth {
 };
 
 /* 1000 hosts x 100 memcgs x 2 nodes, 500 jobs, 2 minutes, 64 GiB per node. */
-void lru_synth_defaults(struct lru_synth *s);
+void synth_defaults(struct synth *s);
 
 /* When host's snapshot of cycle is taken (ms since the epoch). */
-int64_t lru_synth_time_ms(const struct lru_synth *s, unsigned host, uint64_t cycle);
+int64_t synth_time_ms(const struct synth *s, unsigned host, uint64_t cycle);
 
 /* The latest cycle of host taken at or before now_ms. */
-uint64_t lru_synth_cycle_at(const struct lru_synth *s, unsigned host, int64_t now_ms);
+uint64_t synth_cycle_at(const struct synth *s, unsigned host, int64_t now_ms);
 
 /* Fill an empty (initialised) snapshot with host's snapshot of cycle. */
-enum lru_err lru_synth_host(const struct lru_synth *s, unsigned host, uint64_t cycle,
+enum lru_err synth_host(const struct synth *s, unsigned host, uint64_t cycle,
 			    struct lru_snapshot *out, struct lru_error *err);
 
 #endif

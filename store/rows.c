@@ -1,40 +1,40 @@
-#include "lru_fleet_db.h"
+#include "rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "lru_fleet_sql.h"
+#include "schema.h"
 
-static const char *const sql[LRU_FLEET_DB_NR] = {
-	[LRU_FLEET_DB_SNAPSHOT] = LRU_FLEET_SQL_INSERT_SNAPSHOT,
-	[LRU_FLEET_DB_HOST] = LRU_FLEET_SQL_UPDATE_HOST,
-	[LRU_FLEET_DB_NODE_UPDATE] = LRU_FLEET_SQL_UPDATE_NODE,
-	[LRU_FLEET_DB_NODE_INSERT] = LRU_FLEET_SQL_INSERT_NODE,
-	[LRU_FLEET_DB_NODE_STALE] = LRU_FLEET_SQL_DELETE_STALE_NODES,
-	[LRU_FLEET_DB_MEMCG_UPDATE] = LRU_FLEET_SQL_UPDATE_MEMCG,
-	[LRU_FLEET_DB_MEMCG_INSERT] = LRU_FLEET_SQL_INSERT_MEMCG,
-	[LRU_FLEET_DB_MEMCG_STALE] = LRU_FLEET_SQL_DELETE_STALE_MEMCGS,
+static const char *const sql[ROWS_NR_STMTS] = {
+	[ROWS_SNAPSHOT] = SCHEMA_INSERT_SNAPSHOT,
+	[ROWS_HOST] = SCHEMA_UPDATE_HOST,
+	[ROWS_NODE_UPDATE] = SCHEMA_UPDATE_NODE,
+	[ROWS_NODE_INSERT] = SCHEMA_INSERT_NODE,
+	[ROWS_NODE_STALE] = SCHEMA_DELETE_STALE_NODES,
+	[ROWS_MEMCG_UPDATE] = SCHEMA_UPDATE_MEMCG,
+	[ROWS_MEMCG_INSERT] = SCHEMA_INSERT_MEMCG,
+	[ROWS_MEMCG_STALE] = SCHEMA_DELETE_STALE_MEMCGS,
 };
 
-enum lru_err lru_fleet_db_prepare(struct lru_fleet_db *w, sqlite3 *db, struct lru_error *err)
+enum lru_err rows_prepare(struct rows_writer *w, sqlite3 *db, struct lru_error *err)
 {
 	memset(w, 0, sizeof(*w));
 	w->db = db;
 	lru_buf_init(&w->blob);
-	for (int i = 0; i < LRU_FLEET_DB_NR; i++)
+	for (int i = 0; i < ROWS_NR_STMTS; i++)
 		if (sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i], NULL)) {
 			enum lru_err rc = lru_fail(err, LRU_EIO, "cannot prepare a statement: %s",
 						   sqlite3_errmsg(db));
 
-			lru_fleet_db_release(w);
+			rows_release(w);
 			return rc;
 		}
 	return LRU_OK;
 }
 
-void lru_fleet_db_release(struct lru_fleet_db *w)
+void rows_release(struct rows_writer *w)
 {
-	for (int i = 0; i < LRU_FLEET_DB_NR; i++)
+	for (int i = 0; i < ROWS_NR_STMTS; i++)
 		sqlite3_finalize(w->st[i]);
 	lru_buf_release(&w->blob);
 	free(w->paths);
@@ -52,8 +52,8 @@ static sqlite3_int64 i64(uint64_t v)
 static void bind_cold(sqlite3_stmt *st, const struct lru_fleet_cold *c)
 {
 	for (int k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++)
-		sqlite3_bind_int64(st, LRU_FLEET_SQL_COLD_PARAM + k, i64(c->cold[k]));
-	sqlite3_bind_int64(st, LRU_FLEET_SQL_WARN_PARAM, c->warnings);
+		sqlite3_bind_int64(st, SCHEMA_COLD_PARAM + k, i64(c->cold[k]));
+	sqlite3_bind_int64(st, SCHEMA_WARN_PARAM, c->warnings);
 }
 
 /* Step a statement that returns no rows and reset it: 0, or -1. */
@@ -66,7 +66,7 @@ static int run(sqlite3_stmt *st)
 }
 
 /* The UPDATE just run changed no row: run the INSERT, bound alike. */
-static bool missed(struct lru_fleet_db *w)
+static bool missed(struct rows_writer *w)
 {
 	return !sqlite3_changes(w->db);
 }
@@ -83,7 +83,7 @@ static void bind_node(sqlite3_stmt *st, int64_t host, int64_t snap_id, const str
 }
 
 static void bind_memcg(sqlite3_stmt *st, int64_t host, int64_t snap_id,
-		       const struct lru_fleet_path_cold *p)
+		       const struct rows_path_cold *p)
 {
 	sqlite3_bind_int64(st, 1, host);
 	sqlite3_bind_int64(st, 2, i64(p->path_id));
@@ -94,7 +94,7 @@ static void bind_memcg(sqlite3_stmt *st, int64_t host, int64_t snap_id,
 
 static int cmp_path(const void *a, const void *b)
 {
-	const struct lru_fleet_path_cold *x = a, *y = b;
+	const struct rows_path_cold *x = a, *y = b;
 
 	return x->path_id < y->path_id ? -1 : x->path_id > y->path_id;
 }
@@ -103,13 +103,13 @@ static int cmp_path(const void *a, const void *b)
  * w->paths: the snapshot's lruvecs summed per path id (nodes, and cgroups of
  * one name), with the union of their warnings.
  */
-static int sum_paths(struct lru_fleet_db *w, const struct lru_snapshot *s,
+static int sum_paths(struct rows_writer *w, const struct lru_snapshot *s,
 		     const struct lru_fleet_rows *rows, const uint64_t *path_ids)
 {
 	size_t i, out = 0;
 
 	if (s->nr_lruvecs > w->alloc_paths) {
-		struct lru_fleet_path_cold *p = realloc(w->paths, s->nr_lruvecs * sizeof(*p));
+		struct rows_path_cold *p = realloc(w->paths, s->nr_lruvecs * sizeof(*p));
 
 		if (!p)
 			return -1;
@@ -141,11 +141,11 @@ static int delete_stale(sqlite3_stmt *st, int64_t host, int64_t snap_id)
 }
 
 /* snap is the host's latest: its hosts, host_nodes and memcg_latest rows. */
-static int write_latest(struct lru_fleet_db *w, struct lru_fleet_db_host *h,
+static int write_latest(struct rows_writer *w, struct rows_host *h,
 			const struct lru_snapshot *s, const struct lru_fleet_rows *rows,
 			int64_t snap_id, int64_t now)
 {
-	sqlite3_stmt *st = w->st[LRU_FLEET_DB_HOST];
+	sqlite3_stmt *st = w->st[ROWS_HOST];
 	bool inserted = false;
 	size_t i;
 
@@ -169,35 +169,35 @@ static int write_latest(struct lru_fleet_db *w, struct lru_fleet_db_host *h,
 		return -1;
 
 	for (i = 0; i < rows->nr_nodes; i++) {
-		bind_node(w->st[LRU_FLEET_DB_NODE_UPDATE], h->id, snap_id, &rows->nodes[i]);
-		if (run(w->st[LRU_FLEET_DB_NODE_UPDATE]))
+		bind_node(w->st[ROWS_NODE_UPDATE], h->id, snap_id, &rows->nodes[i]);
+		if (run(w->st[ROWS_NODE_UPDATE]))
 			return -1;
 		if (!missed(w))
 			continue;
 		inserted = true;
-		bind_node(w->st[LRU_FLEET_DB_NODE_INSERT], h->id, snap_id, &rows->nodes[i]);
-		if (run(w->st[LRU_FLEET_DB_NODE_INSERT]))
+		bind_node(w->st[ROWS_NODE_INSERT], h->id, snap_id, &rows->nodes[i]);
+		if (run(w->st[ROWS_NODE_INSERT]))
 			return -1;
 	}
 	/* every row updated and as many as before: none can be stale */
 	if ((inserted || (int64_t)rows->nr_nodes != h->nr_nodes) && h->snap_id &&
-	    delete_stale(w->st[LRU_FLEET_DB_NODE_STALE], h->id, snap_id))
+	    delete_stale(w->st[ROWS_NODE_STALE], h->id, snap_id))
 		return -1;
 
 	inserted = false;
 	for (i = 0; i < w->nr_paths; i++) {
-		bind_memcg(w->st[LRU_FLEET_DB_MEMCG_UPDATE], h->id, snap_id, &w->paths[i]);
-		if (run(w->st[LRU_FLEET_DB_MEMCG_UPDATE]))
+		bind_memcg(w->st[ROWS_MEMCG_UPDATE], h->id, snap_id, &w->paths[i]);
+		if (run(w->st[ROWS_MEMCG_UPDATE]))
 			return -1;
 		if (!missed(w))
 			continue;
 		inserted = true;
-		bind_memcg(w->st[LRU_FLEET_DB_MEMCG_INSERT], h->id, snap_id, &w->paths[i]);
-		if (run(w->st[LRU_FLEET_DB_MEMCG_INSERT]))
+		bind_memcg(w->st[ROWS_MEMCG_INSERT], h->id, snap_id, &w->paths[i]);
+		if (run(w->st[ROWS_MEMCG_INSERT]))
 			return -1;
 	}
 	if ((inserted || (int64_t)w->nr_paths != h->nr_paths) && h->snap_id &&
-	    delete_stale(w->st[LRU_FLEET_DB_MEMCG_STALE], h->id, snap_id))
+	    delete_stale(w->st[ROWS_MEMCG_STALE], h->id, snap_id))
 		return -1;
 	h->snap_id = snap_id;
 	h->taken_ms = rows->taken_ms;
@@ -206,12 +206,12 @@ static int write_latest(struct lru_fleet_db *w, struct lru_fleet_db_host *h,
 	return 0;
 }
 
-enum lru_err lru_fleet_db_write(struct lru_fleet_db *w, struct lru_fleet_db_host *h,
+enum lru_err rows_write(struct rows_writer *w, struct rows_host *h,
 				const struct lru_snapshot *s, const struct lru_fleet_rows *rows,
 				const uint64_t *path_ids, int64_t now_ms, int64_t *snap_id,
 				struct lru_error *err)
 {
-	sqlite3_stmt *st = w->st[LRU_FLEET_DB_SNAPSHOT];
+	sqlite3_stmt *st = w->st[ROWS_SNAPSHOT];
 	enum lru_err rc;
 
 	*snap_id = 0;
