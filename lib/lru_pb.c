@@ -26,9 +26,11 @@
  *    counters this version knows are dropped.
  * Errors name the snapshot by its 0-based index in the batch (omitted by
  * lru_pb_snapshot_from_host) and the lruvec by memcg path and node.
+ * Memcgs and lruvecs are looked up through lru_hash.h indices.
  */
 #include "lru_pb.h"
 #include "lru_esc.h"
+#include "lru_hash.h"
 #include "lru_sat.h"
 #include "lru_warn.h"
 
@@ -1059,91 +1061,19 @@ enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t
 
 /* ---- decoding ----------------------------------------------------------- */
 
-/*
- * Open-addressing table from 64-bit hashes to indices, sized once for its
- * largest number of entries; one hash may hold several indices.
- */
-struct table {
-	uint64_t *keys;
-	size_t *vals;		/* index + 1; 0 = empty slot */
-	size_t mask;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
+/* Hash of a memcg's (id, path, inode); id 0 for the index by path and inode. */
 static uint64_t hash_memcg(const char *path, uint64_t ino, uint64_t id)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ mix64(ino) ^ mix64(id + 0x9e3779b97f4a7c15ULL);
-
-	for (; *path; path++) {
-		h ^= (unsigned char)*path;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static bool table_init(struct table *t, size_t max_entries)
-{
-	size_t size = 16;
-
-	t->keys = NULL;
-	t->vals = NULL;
-	if (max_entries > SIZE_MAX / 4 / sizeof(*t->keys))
-		return false;
-	while (size / 2 < max_entries)
-		size *= 2;
-	t->keys = malloc(size * sizeof(*t->keys));
-	t->vals = calloc(size, sizeof(*t->vals));
-	t->mask = size - 1;
-	return t->keys && t->vals;
-}
-
-static void table_free(struct table *t)
-{
-	free(t->keys);
-	free(t->vals);
-}
-
-static void table_put(struct table *t, uint64_t key, size_t val)
-{
-	size_t i;
-
-	for (i = mix64(key) & t->mask; t->vals[i]; i = (i + 1) & t->mask)
-		;
-	t->keys[i] = key;
-	t->vals[i] = val + 1;
-}
-
-/* Next value under key: start with *cursor = SIZE_MAX. */
-static bool table_next(const struct table *t, uint64_t key, size_t *cursor, size_t *val)
-{
-	size_t i = *cursor == SIZE_MAX ? mix64(key) & t->mask : (*cursor + 1) & t->mask;
-
-	for (; t->vals[i]; i = (i + 1) & t->mask) {
-		if (t->keys[i] == key) {
-			*cursor = i;
-			*val = t->vals[i] - 1;
-			return true;
-		}
-	}
-	return false;
+	return lru_hash_bytes(lru_hash_mix64(ino) ^ id, path, strlen(path));
 }
 
 struct decoder {
 	struct lru_snapshot *snap;
 	struct lru_error *err;
 	size_t index;			/* in the batch, or NO_INDEX */
-	struct table by_id;		/* (id, path, inode) -> memcg */
-	struct table by_path;		/* (path, inode) -> first memcg with them */
-	struct table lruvecs;		/* memcg << 16 | node -> lruvec */
+	struct lru_hash by_id;		/* (id, path, inode) -> memcg */
+	struct lru_hash by_path;	/* (path, inode) -> first memcg with them */
+	struct lru_hash lruvecs;	/* (memcg, node) -> lruvec */
 };
 
 /*
@@ -1253,7 +1183,7 @@ static size_t find_by_path(struct decoder *d, const char *path, uint64_t ino)
 	size_t cursor = SIZE_MAX, idx;
 	uint64_t h = hash_memcg(path, ino, 0);
 
-	while (table_next(&d->by_path, h, &cursor, &idx)) {
+	while (lru_hash_next(&d->by_path, h, &cursor, &idx)) {
 		const struct lru_memcg *m = &d->snap->memcgs[idx];
 
 		if (m->ino == ino && !strcmp(m->path, path))
@@ -1271,9 +1201,10 @@ static enum lru_err new_memcg(struct decoder *d, uint64_t id, const char *path, 
 	if (rc)
 		return rc;
 	d->snap->memcgs[*out].ino = ino;
-	table_put(&d->by_id, hash_memcg(path, ino, id), *out);
-	if (find_by_path(d, path, ino) == SIZE_MAX)
-		table_put(&d->by_path, hash_memcg(path, ino, 0), *out);
+	if (lru_hash_put(&d->by_id, hash_memcg(path, ino, id), *out) ||
+	    (find_by_path(d, path, ino) == SIZE_MAX &&
+	     lru_hash_put(&d->by_path, hash_memcg(path, ino, 0), *out)))
+		return where_fail(d->err, LRU_ENOMEM, d->index, "", "out of memory indexing memcgs");
 	return LRU_OK;
 }
 
@@ -1284,7 +1215,7 @@ static enum lru_err get_memcg(struct decoder *d, uint64_t id, const char *path, 
 	size_t cursor = SIZE_MAX, idx;
 	uint64_t h = hash_memcg(path, ino, id);
 
-	while (table_next(&d->by_id, h, &cursor, &idx)) {
+	while (lru_hash_next(&d->by_id, h, &cursor, &idx)) {
 		const struct lru_memcg *m = &d->snap->memcgs[idx];
 
 		if (m->id == id && m->ino == ino && !strcmp(m->path, path)) {
@@ -1417,12 +1348,14 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	rc = get_memcg(d, lm->memcg_id, path, lm->memcg_inode, &memcg);
 	if (rc)
 		return rc;
-	key = (uint64_t)memcg << 16 | (uint64_t)lm->node;
-	if (table_next(&d->lruvecs, key, &cursor, &other))
-		return dfail(d, &what, "repeats lruvec %zu (memcg id %llu, inode %llu)", other,
-			     (unsigned long long)lm->memcg_id,
-			     (unsigned long long)lm->memcg_inode);
-	table_put(&d->lruvecs, key, i);
+	key = lru_hash_mix64((uint64_t)memcg << 16 | (uint64_t)lm->node);
+	while (lru_hash_next(&d->lruvecs, key, &cursor, &other))
+		if (snap->lruvecs[other].memcg == memcg && snap->lruvecs[other].node == lm->node)
+			return dfail(d, &what, "repeats lruvec %zu (memcg id %llu, inode %llu)",
+				     other, (unsigned long long)lm->memcg_id,
+				     (unsigned long long)lm->memcg_inode);
+	if (lru_hash_put(&d->lruvecs, key, snap->nr_lruvecs))
+		return dfail_code(d, LRU_ENOMEM, &what, "out of memory indexing lruvecs");
 
 	lv = &snap->lruvecs[snap->nr_lruvecs++];
 	memset(lv, 0, sizeof(*lv));
@@ -1570,8 +1503,9 @@ static enum lru_err decode_host(const Lrugen__V1__HostSnapshot *msg, struct lru_
 		goto out;
 
 	max_memcgs = msg->n_lruvecs + msg->n_memcg_stats;
-	if (!table_init(&d.by_id, max_memcgs) || !table_init(&d.by_path, max_memcgs) ||
-	    !table_init(&d.lruvecs, msg->n_lruvecs)) {
+	if (max_memcgs && (lru_hash_reserve(&d.by_id, max_memcgs) ||
+			   lru_hash_reserve(&d.by_path, max_memcgs) ||
+			   lru_hash_reserve(&d.lruvecs, msg->n_lruvecs))) {
 		rc = where_fail(err, LRU_ENOMEM, index, "", "out of memory indexing %zu lruvecs",
 				msg->n_lruvecs);
 		goto out;
@@ -1591,9 +1525,9 @@ static enum lru_err decode_host(const Lrugen__V1__HostSnapshot *msg, struct lru_
 	for (i = 0; i < msg->n_memcg_stats && !rc; i++)
 		rc = decode_stats(&d, i, msg->memcg_stats[i]);
 out:
-	table_free(&d.by_id);
-	table_free(&d.by_path);
-	table_free(&d.lruvecs);
+	lru_hash_release(&d.by_id);
+	lru_hash_release(&d.by_path);
+	lru_hash_release(&d.lruvecs);
 	if (rc)
 		lru_snapshot_release(snap);
 	return rc;
@@ -1709,9 +1643,9 @@ static size_t decoded_bound(const Lrugen__V1__HostSnapshot *msg)
 		(double)msg->n_lruvecs * sizeof(struct lru_lruvec) + MALLOC_SLACK;
 	/* memcgs: the array doubles (twice the entries at most) and each path is copied */
 	total += 2.0 * (double)nm * sizeof(struct lru_memcg) + MALLOC_SLACK;
-	/* three index tables of at most 4 slots an entry (keys and values) */
-	total += 3.0 * (4.0 * (double)nm + 16) * (sizeof(uint64_t) + sizeof(size_t)) +
-		 6 * MALLOC_SLACK;
+	/* three indices of at most 4 slots an entry, or their least size (lru_hash.h) */
+	total += 3.0 * (4.0 * (double)nm + LRU_HASH_MIN_SLOTS) * sizeof(uint64_t) +
+		 3 * MALLOC_SLACK;
 	for (i = 0; i < msg->n_lruvecs; i++) {
 		const Lrugen__V1__Lruvec *lm = msg->lruvecs[i];
 		bool full = false;
