@@ -146,7 +146,7 @@ static size_t fix_size(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	return lru_utf8_valid(s, n) ? 0 : lru_esc(NULL, 0, s, n, LRU_ESC_UTF8) + 1;
+	return !n || lru_utf8_valid(s, n) ? 0 : lru_esc(NULL, 0, s, n, LRU_ESC_UTF8) + 1;
 }
 
 /*
