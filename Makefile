@@ -188,7 +188,7 @@ FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined 
 # and the store's ingest path from a SnapshotBatch body (fuzz_pb)
 FUZZ_LIB := lib/lru_parse.c lib/lru_cgparse.c lib/lru_lines.c lib/lru_model.c lib/lru_err.c \
 	lib/lru_units.c lib/lru_pb.c lib/lru_fleet.c lib/lru_buf.c lib/lru_warn.c lib/lru_sys.c \
-	lib/lru_iface.c lib/lru_esc.c lib/lru_bounds.c
+	lib/lru_iface.c lib/lru_esc.c lib/lru_bounds.c lib/lru_hash.c
 FUZZ_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null)
 FUZZ_TARGETS := parse cgparse pb
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(FUZZ_LIB) $(FUZZ_LIB:.c=.h) \

@@ -5,21 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru_hash.h"
 #include "lru_lines.h"
 
 #define MAX_FIELDS 8
-
-/*
- * Open-addressing table (linear probing, at most half full) from 64-bit
- * hashes to indices. A slot holds the hash's upper 32 bits (its tag, which
- * also gives the slot: the tag's top bits) and index + 1 (0 = empty). Tags
- * may repeat: callers check the element a slot points to.
- */
-struct table {
-	uint64_t *slots;
-	unsigned bits;		/* size is 1 << bits, 0 = not allocated */
-	size_t used;
-};
 
 struct lru_parser {
 	struct lru_snapshot *snap;
@@ -38,7 +27,7 @@ struct lru_parser {
 	unsigned tiers_seen;		/* tier lines of the current generation */
 	bool walk_seen;
 	int full_mode;			/* 0 unknown, 1 lru_gen, 2 lru_gen_full */
-	struct table memcgs;		/* hash(id, path) -> memcg index */
+	struct lru_hash memcgs;		/* hash(id, path) -> memcg index */
 	/*
 	 * Repeated records come from racy reads and are rare, so lruvecs are
 	 * only indexed (hash(memcg, node) -> lruvec index) from the first
@@ -47,7 +36,7 @@ struct lru_parser {
 	 * and fresh_nodes holds their nodes.
 	 */
 	bool lruvecs_indexed;
-	struct table lruvecs;
+	struct lru_hash lruvecs;
 	uint64_t fresh_nodes[(LRU_NODE_MAX + 64) / 64];
 };
 
@@ -71,128 +60,9 @@ static enum lru_err perr(struct lru_parser *p, struct lru_error *err, enum lru_e
 	return rc;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/* Hash of a memcg's id and path, the path read 8 bytes at a time. */
-static uint64_t memcg_hash(uint64_t id, const char *path, size_t n)
-{
-	uint64_t h = id ^ (n * 0x9e3779b97f4a7c15ULL), w;
-
-	for (; n >= 8; path += 8, n -= 8) {
-		memcpy(&w, path, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	if (n) {
-		w = 0;
-		memcpy(&w, path, n);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-	}
-	return mix64(h);
-}
-
 static uint64_t lruvec_hash(size_t memcg, unsigned node)
 {
-	return mix64((uint64_t)memcg << 16 | node);
-}
-
-/* The first slot of a hash: the top bits of its tag. */
-static size_t table_home(const struct table *t, uint32_t tag)
-{
-	return (size_t)(tag >> (32 - t->bits));
-}
-
-/*
- * Make room for at least want entries (and one more than now), keeping the
- * table at most half full. Grows at least twofold, so puts stay amortized O(1).
- */
-static enum lru_err table_reserve(struct table *t, size_t want)
-{
-	struct table n = { 0 };
-	size_t j, size = t->bits ? (size_t)1 << t->bits : 0;
-
-	if (want < t->used + 1)
-		want = t->used + 1;
-	if (want * 2 <= size)
-		return LRU_OK;
-	n.bits = t->bits ? t->bits + 1 : 6;
-	while (((size_t)1 << n.bits) < want * 2)
-		n.bits++;
-	if (n.bits > 32)
-		return LRU_ENOMEM;
-	n.slots = calloc((size_t)1 << n.bits, sizeof(*n.slots));
-	if (!n.slots)
-		return LRU_ENOMEM;
-	for (j = 0; j < size; j++) {
-		size_t i, mask = ((size_t)1 << n.bits) - 1;
-
-		if (!t->slots[j])
-			continue;
-		for (i = table_home(&n, (uint32_t)(t->slots[j] >> 32)); n.slots[i]; i = (i + 1) & mask)
-			;
-		n.slots[i] = t->slots[j];
-	}
-	n.used = t->used;
-	free(t->slots);
-	*t = n;
-	return LRU_OK;
-}
-
-/* True when the next put grows the table. */
-static bool table_full(const struct table *t)
-{
-	return (t->used + 1) * 2 > (t->bits ? (size_t)1 << t->bits : 0);
-}
-
-static enum lru_err table_put(struct table *t, uint64_t hash, size_t val)
-{
-	uint32_t tag = (uint32_t)(hash >> 32);
-	size_t i, mask;
-
-	if (val >= UINT32_MAX || table_reserve(t, 0))
-		return LRU_ENOMEM;
-	mask = ((size_t)1 << t->bits) - 1;
-	for (i = table_home(t, tag); t->slots[i]; i = (i + 1) & mask)
-		;
-	t->slots[i] = (uint64_t)tag << 32 | (val + 1);
-	t->used++;
-	return LRU_OK;
-}
-
-/*
- * Iterate over the values stored under hash's tag: start with *cursor =
- * SIZE_MAX; returns false when there are no more.
- */
-static bool table_next(const struct table *t, uint64_t hash, size_t *cursor, size_t *val)
-{
-	uint32_t tag = (uint32_t)(hash >> 32);
-	size_t i, mask;
-
-	if (!t->bits)
-		return false;
-	mask = ((size_t)1 << t->bits) - 1;
-	i = *cursor == SIZE_MAX ? table_home(t, tag) : (*cursor + 1) & mask;
-	for (; t->slots[i]; i = (i + 1) & mask) {
-		if ((uint32_t)(t->slots[i] >> 32) == tag) {
-			*cursor = i;
-			*val = (size_t)(uint32_t)t->slots[i] - 1;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void table_free(struct table *t)
-{
-	free(t->slots);
+	return lru_hash_mix64((uint64_t)memcg << 16 | node);
 }
 
 /*
@@ -231,8 +101,8 @@ void lru_parser_free(struct lru_parser *p)
 {
 	if (!p)
 		return;
-	table_free(&p->memcgs);
-	table_free(&p->lruvecs);
+	lru_hash_release(&p->memcgs);
+	lru_hash_release(&p->lruvecs);
 	lru_lines_release(&p->lines);
 	free(p);
 }
@@ -423,10 +293,10 @@ static enum lru_err index_lruvecs(struct lru_parser *p)
 	const struct lru_snapshot *s = p->snap;
 	size_t i, want = extrapolate(p, s->nr_lruvecs);
 
-	if (table_reserve(&p->lruvecs, want > s->nr_lruvecs ? want : s->nr_lruvecs))
+	if (lru_hash_reserve(&p->lruvecs, want > s->nr_lruvecs ? want : s->nr_lruvecs))
 		return LRU_ENOMEM;
 	for (i = 0; i < s->nr_lruvecs; i++)
-		if (table_put(&p->lruvecs, lruvec_hash(s->lruvecs[i].memcg,
+		if (lru_hash_put(&p->lruvecs, lruvec_hash(s->lruvecs[i].memcg,
 						       (unsigned)s->lruvecs[i].node), i))
 			return LRU_ENOMEM;
 	p->lruvecs_indexed = true;
@@ -467,8 +337,8 @@ static enum lru_err memcg_line(struct lru_parser *p, const char *s, size_t n,
 	if (plen > LRU_PATH_MAX)
 		return perr(p, err, LRU_EPARSE, "memcg path is longer than %d bytes", LRU_PATH_MAX);
 
-	hash = memcg_hash(id, path, plen);
-	while (table_next(&p->memcgs, hash, &cursor, &idx)) {
+	hash = lru_hash_bytes(id, path, plen);
+	while (lru_hash_next(&p->memcgs, hash, &cursor, &idx)) {
 		const struct lru_memcg *m = &snap->memcgs[idx];
 
 		if (m->id == id && !strncmp(m->path, path, plen) && !m->path[plen]) {
@@ -486,9 +356,9 @@ static enum lru_err memcg_line(struct lru_parser *p, const char *s, size_t n,
 	rc = lru_snapshot_add_memcg(snap, id, path, plen, &idx, err);
 	if (rc)
 		return rc;
-	if (table_full(&p->memcgs))
-		table_reserve(&p->memcgs, extrapolate(p, idx));
-	if (table_put(&p->memcgs, hash, idx))
+	if (lru_hash_full(&p->memcgs))
+		lru_hash_reserve(&p->memcgs, extrapolate(p, idx));
+	if (lru_hash_put(&p->memcgs, hash, idx))
 		return lru_fail(err, LRU_ENOMEM, "out of memory indexing memcgs");
 	p->memcg = idx;
 	p->have_memcg = true;
@@ -515,7 +385,7 @@ static enum lru_err node_begin(struct lru_parser *p, unsigned node, struct lru_e
 
 	if (p->lruvecs_indexed) {
 		hash = lruvec_hash(p->memcg, node);
-		while (!seen && table_next(&p->lruvecs, hash, &cursor, &idx))
+		while (!seen && lru_hash_next(&p->lruvecs, hash, &cursor, &idx))
 			seen = snap->lruvecs[idx].memcg == p->memcg &&
 			       snap->lruvecs[idx].node == (int)node;
 	} else {
@@ -543,9 +413,9 @@ static enum lru_err node_begin(struct lru_parser *p, unsigned node, struct lru_e
 		p->fresh_nodes[node / 64] |= 1ULL << (node % 64);
 		return LRU_OK;
 	}
-	if (table_full(&p->lruvecs))
-		table_reserve(&p->lruvecs, extrapolate(p, idx));
-	if (table_put(&p->lruvecs, hash, idx))
+	if (lru_hash_full(&p->lruvecs))
+		lru_hash_reserve(&p->lruvecs, extrapolate(p, idx));
+	if (lru_hash_put(&p->lruvecs, hash, idx))
 		return lru_fail(err, LRU_ENOMEM, "out of memory indexing lruvecs");
 	return LRU_OK;
 }

@@ -1,14 +1,14 @@
 /*
  * lru_pb.c - protobuf (lrugen.v1) encoding and decoding of snapshots.
  *
- * lru_pb_host_from_snapshot() builds each HostSnapshot in one allocation: the
- * counts of nodes, lruvecs, generations, tiers, walk stats and memcg stats
- * are taken first, then every message and pointer array is carved out of a
- * single block that lru_pb_host_free() releases with one free(). Strings are
- * not copied: the message borrows them from the snapshot, which must outlive
- * it. lru_pb_encode_batch() builds no messages: it writes the wire format
- * directly, byte for byte what protobuf-c packs of those messages, into one
- * malloc'd buffer of the exact size (see "direct encoding" below).
+ * lru_pb_encode_batch() builds each snapshot's HostSnapshot message tree
+ * (build_host(), the one place a snapshot field meets a message field) and
+ * packs the batch with protobuf-c. A tree takes one allocation: plan()
+ * counts the nodes, lruvecs, generations, tiers, walk stats, memcg stats and
+ * warning codes, every message and pointer array is carved out of a single
+ * block, and the put_*() functions fill them. Strings are borrowed from the
+ * snapshot; only those that are not UTF-8 get their LRU_ESC_UTF8 form
+ * written into the block (wire_str()).
  *
  * Decoding rules beyond the field mapping:
  *  - empty host, boot_id and kernel_release strings decode to NULL;
@@ -26,9 +26,11 @@
  *    counters this version knows are dropped.
  * Errors name the snapshot by its 0-based index in the batch (omitted by
  * lru_pb_snapshot_from_host) and the lruvec by memcg path and node.
+ * Memcgs and lruvecs are looked up through lru_hash.h indices.
  */
 #include "lru_pb.h"
 #include "lru_esc.h"
+#include "lru_hash.h"
 #include "lru_sat.h"
 #include "lru_warn.h"
 
@@ -83,7 +85,7 @@ static void lruvec_what(char *buf, size_t size, const char *path, int node)
 	snprintf(buf, size, "lruvec '%.80s' node %d", path, node);
 }
 
-/* ---- messages (lru_pb_host_from_snapshot) -------------------------------- */
+/* ---- encoding ----------------------------------------------------------- */
 
 static const Lrugen__V1__HostSnapshot host_init = LRUGEN__V1__HOST_SNAPSHOT__INIT;
 static const Lrugen__V1__AgingSettings aging_init = LRUGEN__V1__AGING_SETTINGS__INIT;
@@ -95,7 +97,7 @@ static const Lrugen__V1__TierCounters tc_init = LRUGEN__V1__TIER_COUNTERS__INIT;
 static const Lrugen__V1__WalkStats walk_init = LRUGEN__V1__WALK_STATS__INIT;
 static const Lrugen__V1__MemcgStats stats_init = LRUGEN__V1__MEMCG_STATS__INIT;
 
-/* Byte offsets of each array in the block of one HostSnapshot. */
+/* Byte offsets of each array in the block of one HostSnapshot tree. */
 struct layout {
 	size_t host, aging;
 	size_t nodes, node_ptrs;
@@ -109,6 +111,17 @@ struct layout {
 	size_t text;		/* the fixed strings (wire_str) */
 	bool fix_paths;
 	size_t total;
+};
+
+/* Where the next item of each kind goes, in the block of one tree. */
+struct tree {
+	Lrugen__V1__Generation *gens, **gen_ptrs;
+	Lrugen__V1__Tier *tiers, **tier_ptrs;
+	Lrugen__V1__TierCounters *counters;
+	Lrugen__V1__WalkStats *walks;
+	char **warn_ptrs;
+	char **paths;		/* wire path of each memcg; NULL when all go as they are */
+	char *text;
 };
 
 /* Reserve count items of size bytes at *off (aligned); false on overflow. */
@@ -133,7 +146,7 @@ static size_t fix_size(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	return lru_utf8_valid(s, n) ? 0 : lru_esc(NULL, 0, s, n, LRU_ESC_UTF8) + 1;
+	return !n || lru_utf8_valid(s, n) ? 0 : lru_esc(NULL, 0, s, n, LRU_ESC_UTF8) + 1;
 }
 
 /*
@@ -150,62 +163,6 @@ static char *wire_str(char *s, char **text)
 	lru_esc(out, size, s, strlen(s), LRU_ESC_UTF8);
 	*text += size;
 	return out;
-}
-
-static void put_counters(Lrugen__V1__TierCounters *tc, const struct lru_tier *t,
-			 enum lru_type type)
-{
-	*tc = tc_init;
-	tc->refaulted = t->v[type][LRU_TC_REFAULTED];
-	tc->evicted = t->v[type][LRU_TC_EVICTED];
-	tc->protected_ = t->v[type][LRU_TC_PROTECTED];
-	tc->avg_refaulted = t->v[type][LRU_TC_AVG_REFAULTED];
-	tc->avg_total = t->v[type][LRU_TC_AVG_TOTAL];
-	tc->present = (t->present >> (type * LRU_TC_NR)) & TC_MASK;
-}
-
-static void put_walk(Lrugen__V1__WalkStats *w, const struct lru_walk *src)
-{
-	*w = walk_init;
-	w->leaf_total = src->v[LRU_WALK_LEAF_TOTAL];
-	w->leaf_old = src->v[LRU_WALK_LEAF_OLD];
-	w->leaf_young = src->v[LRU_WALK_LEAF_YOUNG];
-	w->nonleaf_total = src->v[LRU_WALK_NONLEAF_TOTAL];
-	w->bloom_found = src->v[LRU_WALK_BLOOM_FOUND];
-	w->bloom_added = src->v[LRU_WALK_BLOOM_ADDED];
-	w->present = src->present & WALK_MASK;
-}
-
-static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m, char *path)
-{
-	*ms = stats_init;
-	ms->memcg_path = path;
-	ms->memcg_inode = m->ino;
-	ms->anon_bytes = m->stats.anon_bytes;
-	ms->file_bytes = m->stats.file_bytes;
-	ms->workingset_refault_anon = m->stats.refault_anon;
-	ms->workingset_refault_file = m->stats.refault_file;
-	ms->memory_current_bytes = m->stats.current_bytes;
-	ms->inactive_file_bytes = m->stats.inactive_file_bytes;
-	ms->pressure_some_avg10 = m->stats.some_avg10;
-	ms->pressure_full_avg10 = m->stats.full_avg10;
-	ms->pressure_some_total_us = m->stats.some_total_us;
-	ms->thp_bytes = m->stats.thp_bytes;
-}
-
-/* Point names[] at the codes of mask (static strings); returns how many. */
-static size_t put_warnings(char **names, uint32_t mask, bool host)
-{
-	size_t n = 0;
-
-	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
-		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
-								: lru_warn_name(bit);
-
-		if (name)
-			names[n++] = (char *)name;
-	}
-	return n;
 }
 
 /* An lruvec the encoder can write: a valid memcg index and 1..LRU_MAX_GENS generations. */
@@ -227,127 +184,103 @@ static enum lru_err check_lruvec(const struct lru_snapshot *snap, size_t i, size
 	return LRU_OK;
 }
 
-/* Count what the message of snap needs and lay out its block. */
-static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct layout *lo,
-			 struct lru_error *err)
-{
-	size_t nr_gens = 0, nr_tiers = 0, nr_walks = 0, nr_stats = 0, nr_warn = 0, off = 0, i;
-	size_t text, fix;
-	unsigned g;
-	bool ok;
+/* Items of a tree beyond one per node, lruvec and memcg. */
+struct counts {
+	size_t gens, tiers, walks, stats, warnings, text;
+};
 
+/* Check snap's lruvecs and count what its tree holds. */
+static enum lru_err count_items(const struct lru_snapshot *snap, size_t index, struct counts *c,
+				bool *fix_paths, struct lru_error *err)
+{
+	size_t i, fix;
+	unsigned g;
+
+	*c = (struct counts){ 0 };
 	for (i = 0; i < snap->nr_lruvecs; i++) {
 		const struct lru_lruvec *lv = &snap->lruvecs[i];
 		enum lru_err rc = check_lruvec(snap, i, index, err);
 
 		if (rc)
 			return rc;
-		nr_gens += lv->nr_gens;
-		nr_warn += (size_t)__builtin_popcount(lv->warnings);
-		if (!lv->full)
-			continue;
-		for (g = 0; g < lv->nr_gens; g++) {
-			nr_tiers += lv->full->has_tiers[g] ? LRU_NR_TIERS : 0;
-			nr_walks += lv->full->has_walk[g];
+		c->gens += lv->nr_gens;
+		c->warnings += (size_t)__builtin_popcount(lv->warnings);
+		for (g = 0; lv->full && g < lv->nr_gens; g++) {
+			c->tiers += lv->full->has_tiers[g] ? LRU_NR_TIERS : 0;
+			c->walks += lv->full->has_walk[g];
 		}
 	}
-	for (i = 0; i < snap->nr_memcgs; i++)
-		nr_stats += snap->memcgs[i].has_stats;
-	nr_warn += (size_t)__builtin_popcount(snap->host.warnings);
-	text = fix_size(snap->host.host) + fix_size(snap->host.boot_id) + fix_size(snap->host.kernel);
-	lo->fix_paths = false;
+	c->warnings += (size_t)__builtin_popcount(snap->host.warnings);
+	c->text = fix_size(snap->host.host) + fix_size(snap->host.boot_id) +
+		  fix_size(snap->host.kernel);
+	*fix_paths = false;
 	for (i = 0; i < snap->nr_memcgs; i++) {
+		c->stats += snap->memcgs[i].has_stats;
 		fix = fix_size(snap->memcgs[i].path);
-		lo->fix_paths |= fix != 0;
-		text += fix;
+		*fix_paths |= fix != 0;
+		c->text += fix;
 	}
+	return LRU_OK;
+}
 
+/* Check snap and lay out the block of its tree. */
+static enum lru_err plan(const struct lru_snapshot *snap, size_t index, struct layout *lo,
+			 struct lru_error *err)
+{
+	struct counts c;
+	size_t off = 0;
+	enum lru_err rc = count_items(snap, index, &c, &lo->fix_paths, err);
+	bool ok;
+
+	if (rc)
+		return rc;
 	ok = reserve(&off, 1, sizeof(Lrugen__V1__HostSnapshot), &lo->host) &&
 	     reserve(&off, 1, sizeof(Lrugen__V1__AgingSettings), &lo->aging) &&
 	     reserve(&off, snap->nr_nodes, sizeof(Lrugen__V1__NodeMemory), &lo->nodes) &&
 	     reserve(&off, snap->nr_nodes, sizeof(void *), &lo->node_ptrs) &&
 	     reserve(&off, snap->nr_lruvecs, sizeof(Lrugen__V1__Lruvec), &lo->lruvecs) &&
 	     reserve(&off, snap->nr_lruvecs, sizeof(void *), &lo->lruvec_ptrs) &&
-	     reserve(&off, nr_gens, sizeof(Lrugen__V1__Generation), &lo->gens) &&
-	     reserve(&off, nr_gens, sizeof(void *), &lo->gen_ptrs) &&
-	     reserve(&off, nr_tiers, sizeof(Lrugen__V1__Tier), &lo->tiers) &&
-	     reserve(&off, nr_tiers, sizeof(void *), &lo->tier_ptrs) &&
-	     reserve(&off, nr_tiers, 2 * sizeof(Lrugen__V1__TierCounters), &lo->counters) &&
-	     reserve(&off, nr_walks, sizeof(Lrugen__V1__WalkStats), &lo->walks) &&
-	     reserve(&off, nr_stats, sizeof(Lrugen__V1__MemcgStats), &lo->stats) &&
-	     reserve(&off, nr_stats, sizeof(void *), &lo->stat_ptrs) &&
-	     reserve(&off, nr_warn, sizeof(char *), &lo->warn_ptrs) &&
+	     reserve(&off, c.gens, sizeof(Lrugen__V1__Generation), &lo->gens) &&
+	     reserve(&off, c.gens, sizeof(void *), &lo->gen_ptrs) &&
+	     reserve(&off, c.tiers, sizeof(Lrugen__V1__Tier), &lo->tiers) &&
+	     reserve(&off, c.tiers, sizeof(void *), &lo->tier_ptrs) &&
+	     reserve(&off, c.tiers, 2 * sizeof(Lrugen__V1__TierCounters), &lo->counters) &&
+	     reserve(&off, c.walks, sizeof(Lrugen__V1__WalkStats), &lo->walks) &&
+	     reserve(&off, c.stats, sizeof(Lrugen__V1__MemcgStats), &lo->stats) &&
+	     reserve(&off, c.stats, sizeof(void *), &lo->stat_ptrs) &&
+	     reserve(&off, c.warnings, sizeof(char *), &lo->warn_ptrs) &&
 	     reserve(&off, lo->fix_paths ? snap->nr_memcgs : 0, sizeof(char *), &lo->paths) &&
-	     reserve(&off, text, 1, &lo->text);
+	     reserve(&off, c.text, 1, &lo->text);
 	if (!ok)
 		return where_fail(err, LRU_ENOMEM, index, "", "snapshot too large to encode");
 	lo->total = off;
 	return LRU_OK;
 }
 
-static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
-			       Lrugen__V1__HostSnapshot **out, struct lru_error *err)
+/* The warning codes of mask (static strings) at t->warn_ptrs; how many in *n. */
+static char **put_warnings(struct tree *t, uint32_t mask, bool host, size_t *n)
 {
-	Lrugen__V1__HostSnapshot *h;
-	Lrugen__V1__AgingSettings *aging;
-	Lrugen__V1__NodeMemory *nodes, **node_ptrs;
-	Lrugen__V1__Lruvec *lvs, **lv_ptrs;
-	Lrugen__V1__Generation *gens, **gen_ptrs;
-	Lrugen__V1__Tier *tiers, **tier_ptrs;
-	Lrugen__V1__TierCounters *tcs;
-	Lrugen__V1__WalkStats *walks;
-	Lrugen__V1__MemcgStats *stats, **stat_ptrs;
-	char **warn_ptrs, **paths = NULL, *text;
-	struct layout lo = { 0 };
-	enum lru_err rc;
-	char *block;
-	size_t i;
-	unsigned g, t;
+	char **names = t->warn_ptrs;
 
-	*out = NULL;
-	switch (snap->source) {
-	case LRU_SRC_DEBUGFS:
-	case LRU_SRC_DEBUGFS_FULL:
-	case LRU_SRC_CGROUP:
-		break;
-	default:
-		return where_fail(err, LRU_EINVAL, index, "", "unknown source %d",
-				  (int)snap->source);
-	}
-	rc = plan(snap, index, &lo, err);
-	if (rc)
-		return rc;
-	block = malloc(lo.total);
-	if (!block)
-		return where_fail(err, LRU_ENOMEM, index, "",
-				  "out of memory encoding %zu lruvecs (%zu bytes)", snap->nr_lruvecs,
-				  lo.total);
-	h = (Lrugen__V1__HostSnapshot *)(block + lo.host);
-	aging = (Lrugen__V1__AgingSettings *)(block + lo.aging);
-	nodes = (Lrugen__V1__NodeMemory *)(block + lo.nodes);
-	node_ptrs = (Lrugen__V1__NodeMemory **)(block + lo.node_ptrs);
-	lvs = (Lrugen__V1__Lruvec *)(block + lo.lruvecs);
-	lv_ptrs = (Lrugen__V1__Lruvec **)(block + lo.lruvec_ptrs);
-	gens = (Lrugen__V1__Generation *)(block + lo.gens);
-	gen_ptrs = (Lrugen__V1__Generation **)(block + lo.gen_ptrs);
-	tiers = (Lrugen__V1__Tier *)(block + lo.tiers);
-	tier_ptrs = (Lrugen__V1__Tier **)(block + lo.tier_ptrs);
-	tcs = (Lrugen__V1__TierCounters *)(block + lo.counters);
-	walks = (Lrugen__V1__WalkStats *)(block + lo.walks);
-	stats = (Lrugen__V1__MemcgStats *)(block + lo.stats);
-	stat_ptrs = (Lrugen__V1__MemcgStats **)(block + lo.stat_ptrs);
-	warn_ptrs = (char **)(block + lo.warn_ptrs);
-	text = block + lo.text;
-	if (lo.fix_paths) {
-		paths = (char **)(block + lo.paths);
-		for (i = 0; i < snap->nr_memcgs; i++)
-			paths[i] = wire_str(snap->memcgs[i].path, &text);
-	}
+	*n = 0;
+	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
+		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
+								: lru_warn_name(bit);
 
+		if (name)
+			names[(*n)++] = (char *)name;
+	}
+	t->warn_ptrs += *n;
+	return *n ? names : NULL;
+}
+
+static void put_header(Lrugen__V1__HostSnapshot *h, Lrugen__V1__AgingSettings *aging,
+		       const struct lru_snapshot *snap, struct tree *t)
+{
 	*h = host_init;
-	h->host = wire_str(snap->host.host, &text);
-	h->boot_id = wire_str(snap->host.boot_id, &text);
-	h->kernel_release = wire_str(snap->host.kernel, &text);
+	h->host = wire_str(snap->host.host, &t->text);
+	h->boot_id = wire_str(snap->host.boot_id, &t->text);
+	h->kernel_release = wire_str(snap->host.kernel, &t->text);
 	h->seq = snap->host.seq;
 	h->lru_gen_enabled = snap->host.enabled;
 	h->taken_at_ms = lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms);
@@ -357,6 +290,7 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	h->page_size = snap->page_size;
 	h->duplicates_dropped = snap->nr_duplicates;
 	h->source = (Lrugen__V1__Source)snap->source;
+	h->warnings = put_warnings(t, snap->host.warnings, true, &h->n_warnings);
 
 	*aging = aging_init;
 	aging->enabled = snap->host.aging.enabled;
@@ -365,785 +299,266 @@ static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
 	aging->can_swap = snap->host.aging.can_swap;
 	aging->force_scan = snap->host.aging.force_scan;
 	h->aging = aging;
+}
 
+static void put_node(Lrugen__V1__NodeMemory *nm, const struct lru_node_mem *src)
+{
+	*nm = node_init;
+	nm->node = src->node;
+	nm->total_bytes = src->total;
+	nm->free_bytes = src->free;
+	nm->file_bytes = src->file;
+	nm->anon_bytes = src->anon;
+}
+
+static void put_counters(Lrugen__V1__TierCounters *tc, const struct lru_tier *t,
+			 enum lru_type type)
+{
+	*tc = tc_init;
+	tc->refaulted = t->v[type][LRU_TC_REFAULTED];
+	tc->evicted = t->v[type][LRU_TC_EVICTED];
+	tc->protected_ = t->v[type][LRU_TC_PROTECTED];
+	tc->avg_refaulted = t->v[type][LRU_TC_AVG_REFAULTED];
+	tc->avg_total = t->v[type][LRU_TC_AVG_TOTAL];
+	tc->present = (t->present >> (type * LRU_TC_NR)) & TC_MASK;
+}
+
+/* The LRU_NR_TIERS tiers of one generation (lru_gen_full). */
+static void put_tiers(Lrugen__V1__Generation *gm, const struct lru_tier *src, struct tree *t)
+{
+	unsigned i;
+
+	gm->n_tiers = LRU_NR_TIERS;
+	gm->tiers = t->tier_ptrs;
+	for (i = 0; i < LRU_NR_TIERS; i++) {
+		Lrugen__V1__Tier *tm = t->tiers++;
+
+		*tm = tier_init;
+		tm->tier = i;
+		put_counters(t->counters, &src[i], LRU_ANON);
+		tm->anon = t->counters++;
+		put_counters(t->counters, &src[i], LRU_FILE);
+		tm->file = t->counters++;
+		*t->tier_ptrs++ = tm;
+	}
+}
+
+static void put_walk(Lrugen__V1__WalkStats *w, const struct lru_walk *src)
+{
+	*w = walk_init;
+	w->leaf_total = src->v[LRU_WALK_LEAF_TOTAL];
+	w->leaf_old = src->v[LRU_WALK_LEAF_OLD];
+	w->leaf_young = src->v[LRU_WALK_LEAF_YOUNG];
+	w->nonleaf_total = src->v[LRU_WALK_NONLEAF_TOTAL];
+	w->bloom_found = src->v[LRU_WALK_BLOOM_FOUND];
+	w->bloom_added = src->v[LRU_WALK_BLOOM_ADDED];
+	w->present = src->present & WALK_MASK;
+}
+
+static void put_gen(const struct lru_lruvec *lv, unsigned g, struct tree *t)
+{
+	const struct lru_gen *src = &lv->gens[g];
+	Lrugen__V1__Generation *gm = t->gens++;
+
+	*gm = gen_init;
+	gm->seq = src->seq;
+	gm->age_ms = src->age_ms;
+	gm->birth_ms = src->birth_ms;
+	gm->anon_pages = src->pages[LRU_ANON];
+	gm->file_pages = src->pages[LRU_FILE];
+	gm->anon_evicted = !!(src->evicted & (1u << LRU_ANON));
+	gm->file_evicted = !!(src->evicted & (1u << LRU_FILE));
+	*t->gen_ptrs++ = gm;
+	if (lv->full && lv->full->has_tiers[g])
+		put_tiers(gm, lv->full->tiers[g], t);
+	if (lv->full && lv->full->has_walk[g]) {
+		put_walk(t->walks, &lv->full->walk[g]);
+		gm->walk = t->walks++;
+	}
+}
+
+/* The wire path of memcg i. */
+static char *memcg_path(const struct lru_snapshot *snap, size_t i, const struct tree *t)
+{
+	return t->paths ? t->paths[i] : str_or_empty(snap->memcgs[i].path);
+}
+
+static void put_lruvec(Lrugen__V1__Lruvec *l, const struct lru_snapshot *snap, size_t i,
+		       struct tree *t)
+{
+	const struct lru_lruvec *lv = &snap->lruvecs[i];
+	const struct lru_memcg *m = &snap->memcgs[lv->memcg];
+	unsigned g;
+
+	*l = lruvec_init;
+	l->memcg_id = m->id;
+	l->memcg_path = memcg_path(snap, lv->memcg, t);
+	l->memcg_inode = m->ino;
+	l->node = lv->node;
+	l->warnings = put_warnings(t, lv->warnings, false, &l->n_warnings);
+	l->n_generations = lv->nr_gens;
+	l->generations = t->gen_ptrs;
+	for (g = 0; g < lv->nr_gens; g++)
+		put_gen(lv, g, t);
+}
+
+static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m, char *path)
+{
+	*ms = stats_init;
+	ms->memcg_path = path;
+	ms->memcg_inode = m->ino;
+	ms->anon_bytes = m->stats.anon_bytes;
+	ms->file_bytes = m->stats.file_bytes;
+	ms->workingset_refault_anon = m->stats.refault_anon;
+	ms->workingset_refault_file = m->stats.refault_file;
+	ms->memory_current_bytes = m->stats.current_bytes;
+	ms->inactive_file_bytes = m->stats.inactive_file_bytes;
+	ms->pressure_some_avg10 = m->stats.some_avg10;
+	ms->pressure_full_avg10 = m->stats.full_avg10;
+	ms->pressure_some_total_us = m->stats.some_total_us;
+	ms->thp_bytes = m->stats.thp_bytes;
+}
+
+/* The memcgs with stats, in order. */
+static void put_all_stats(Lrugen__V1__HostSnapshot *h, Lrugen__V1__MemcgStats *stats,
+			  Lrugen__V1__MemcgStats **ptrs, const struct lru_snapshot *snap,
+			  const struct tree *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < snap->nr_memcgs; i++) {
+		if (!snap->memcgs[i].has_stats)
+			continue;
+		put_stats(&stats[n], &snap->memcgs[i], memcg_path(snap, i, t));
+		ptrs[n] = &stats[n];
+		n++;
+	}
+	h->n_memcg_stats = n;
+	h->memcg_stats = n ? ptrs : NULL;
+}
+
+/*
+ * The HostSnapshot of snap, in one malloc'd block (free() it) whose strings
+ * are borrowed from snap or written in the block (wire_str). Fails as
+ * lru_pb_encode_batch() does; index names the snapshot in messages.
+ */
+static enum lru_err build_host(const struct lru_snapshot *snap, size_t index,
+			       Lrugen__V1__HostSnapshot **out, struct lru_error *err)
+{
+	Lrugen__V1__HostSnapshot *h;
+	Lrugen__V1__NodeMemory *nodes, **node_ptrs;
+	Lrugen__V1__Lruvec *lvs, **lv_ptrs;
+	struct layout lo = { 0 };
+	struct tree t;
+	enum lru_err rc;
+	char *block;
+	size_t i;
+
+	*out = NULL;
+	if (snap->source != LRU_SRC_DEBUGFS && snap->source != LRU_SRC_DEBUGFS_FULL &&
+	    snap->source != LRU_SRC_CGROUP)
+		return where_fail(err, LRU_EINVAL, index, "", "unknown source %d",
+				  (int)snap->source);
+	rc = plan(snap, index, &lo, err);
+	if (rc)
+		return rc;
+	block = malloc(lo.total);
+	if (!block)
+		return where_fail(err, LRU_ENOMEM, index, "",
+				  "out of memory encoding %zu lruvecs (%zu bytes)", snap->nr_lruvecs,
+				  lo.total);
+	t = (struct tree){
+		.gens = (Lrugen__V1__Generation *)(block + lo.gens),
+		.gen_ptrs = (Lrugen__V1__Generation **)(block + lo.gen_ptrs),
+		.tiers = (Lrugen__V1__Tier *)(block + lo.tiers),
+		.tier_ptrs = (Lrugen__V1__Tier **)(block + lo.tier_ptrs),
+		.counters = (Lrugen__V1__TierCounters *)(block + lo.counters),
+		.walks = (Lrugen__V1__WalkStats *)(block + lo.walks),
+		.warn_ptrs = (char **)(block + lo.warn_ptrs),
+		.paths = lo.fix_paths ? (char **)(block + lo.paths) : NULL,
+		.text = block + lo.text,
+	};
+	for (i = 0; t.paths && i < snap->nr_memcgs; i++)
+		t.paths[i] = wire_str(snap->memcgs[i].path, &t.text);
+
+	h = (Lrugen__V1__HostSnapshot *)(block + lo.host);
+	put_header(h, (Lrugen__V1__AgingSettings *)(block + lo.aging), snap, &t);
+	nodes = (Lrugen__V1__NodeMemory *)(block + lo.nodes);
+	node_ptrs = (Lrugen__V1__NodeMemory **)(block + lo.node_ptrs);
 	for (i = 0; i < snap->nr_nodes; i++) {
-		const struct lru_node_mem *nm = &snap->nodes[i];
-
-		nodes[i] = node_init;
-		nodes[i].node = nm->node;
-		nodes[i].total_bytes = nm->total;
-		nodes[i].free_bytes = nm->free;
-		nodes[i].file_bytes = nm->file;
-		nodes[i].anon_bytes = nm->anon;
+		put_node(&nodes[i], &snap->nodes[i]);
 		node_ptrs[i] = &nodes[i];
 	}
 	h->n_nodes = snap->nr_nodes;
 	h->nodes = snap->nr_nodes ? node_ptrs : NULL;
-
+	lvs = (Lrugen__V1__Lruvec *)(block + lo.lruvecs);
+	lv_ptrs = (Lrugen__V1__Lruvec **)(block + lo.lruvec_ptrs);
 	for (i = 0; i < snap->nr_lruvecs; i++) {
-		const struct lru_lruvec *lv = &snap->lruvecs[i];
-		const struct lru_memcg *m = &snap->memcgs[lv->memcg];
-		Lrugen__V1__Lruvec *l = &lvs[i];
-
-		*l = lruvec_init;
-		l->memcg_id = m->id;
-		l->memcg_path = paths ? paths[lv->memcg] : str_or_empty(m->path);
-		l->memcg_inode = m->ino;
-		l->node = lv->node;
-		l->warnings = warn_ptrs;
-		l->n_warnings = put_warnings(warn_ptrs, lv->warnings, false);
-		warn_ptrs += l->n_warnings;
-		if (!l->n_warnings)
-			l->warnings = NULL;
-		l->n_generations = lv->nr_gens;
-		l->generations = gen_ptrs;
-		for (g = 0; g < lv->nr_gens; g++) {
-			const struct lru_gen *src = &lv->gens[g];
-			Lrugen__V1__Generation *gm = gens++;
-
-			*gm = gen_init;
-			gm->seq = src->seq;
-			gm->age_ms = src->age_ms;
-			gm->birth_ms = src->birth_ms;
-			gm->anon_pages = src->pages[LRU_ANON];
-			gm->file_pages = src->pages[LRU_FILE];
-			gm->anon_evicted = !!(src->evicted & (1u << LRU_ANON));
-			gm->file_evicted = !!(src->evicted & (1u << LRU_FILE));
-			*gen_ptrs++ = gm;
-			if (!lv->full)
-				continue;
-			if (lv->full->has_tiers[g]) {
-				gm->n_tiers = LRU_NR_TIERS;
-				gm->tiers = tier_ptrs;
-				for (t = 0; t < LRU_NR_TIERS; t++) {
-					const struct lru_tier *st = &lv->full->tiers[g][t];
-					Lrugen__V1__Tier *tm = tiers++;
-
-					*tm = tier_init;
-					tm->tier = t;
-					put_counters(tcs, st, LRU_ANON);
-					tm->anon = tcs++;
-					put_counters(tcs, st, LRU_FILE);
-					tm->file = tcs++;
-					*tier_ptrs++ = tm;
-				}
-			}
-			if (lv->full->has_walk[g]) {
-				put_walk(walks, &lv->full->walk[g]);
-				gm->walk = walks++;
-			}
-		}
-		lv_ptrs[i] = l;
+		put_lruvec(&lvs[i], snap, i, &t);
+		lv_ptrs[i] = &lvs[i];
 	}
 	h->n_lruvecs = snap->nr_lruvecs;
 	h->lruvecs = snap->nr_lruvecs ? lv_ptrs : NULL;
-
-	h->n_memcg_stats = 0;
-	for (i = 0; i < snap->nr_memcgs; i++) {
-		if (!snap->memcgs[i].has_stats)
-			continue;
-		put_stats(&stats[h->n_memcg_stats], &snap->memcgs[i],
-			  paths ? paths[i] : str_or_empty(snap->memcgs[i].path));
-		stat_ptrs[h->n_memcg_stats] = &stats[h->n_memcg_stats];
-		h->n_memcg_stats++;
-	}
-	h->memcg_stats = h->n_memcg_stats ? stat_ptrs : NULL;
-	h->n_warnings = put_warnings(warn_ptrs, snap->host.warnings, true);
-	h->warnings = h->n_warnings ? warn_ptrs : NULL;
-
+	put_all_stats(h, (Lrugen__V1__MemcgStats *)(block + lo.stats),
+		      (Lrugen__V1__MemcgStats **)(block + lo.stat_ptrs), snap, &t);
 	*out = h;
 	return LRU_OK;
-}
-
-enum lru_err lru_pb_host_from_snapshot(const struct lru_snapshot *snap,
-				       Lrugen__V1__HostSnapshot **out,
-				       struct lru_error *err)
-{
-	return build_host(snap, NO_INDEX, out, err);
-}
-
-void lru_pb_host_free(Lrugen__V1__HostSnapshot *msg)
-{
-	/* the host message is the first item of its block */
-	free(msg);
-}
-
-/* ---- direct encoding (lru_pb_encode_batch) ------------------------------ */
-
-/*
- * lru_pb_encode_batch() writes the wire format itself, byte for byte what
- * protobuf_c_message_pack() makes of a SnapshotBatch of the messages of
- * lru_pb_host_from_snapshot() (tests/unit/test_pb.c compares the two), with
- * no message tree. protobuf-c's rules, as they apply to lrugen.proto (proto3;
- * no packed fields, oneofs or zigzag types):
- *  - fields in field-number order, repeated elements in array order;
- *  - a scalar is left out when 0, a string when NULL or empty, a double when
- *    it compares equal to 0.0 (so -0.0 too; NaN is written);
- *  - uint32, uint64, enum and bool are varints; int32 and int64 are varints
- *    of their 64-bit two's complement (10 bytes when negative); double is
- *    fixed64, little-endian;
- *  - a submessage is written whenever its pointer is set, even with every
- *    field at its default (tag and length 0): AgingSettings always, both
- *    TierCounters of every Tier, WalkStats when has_walk.
- *
- * Two passes. *_size() add up the exact size (and check the snapshots as
- * plan() does); wr_*() then fill a buffer of that size from its end toward
- * its start: each message's fields last to first, and its contents before
- * its key and length, the length being the distance just covered. So no
- * nested size is stored or computed twice, and the output buffer is the only
- * memory the encoder allocates or writes.
- *
- * Speed: the fields are mostly zero or small, so the writers branch on zero
- * and on one- and two-byte varints (well predicted); lengths that are known
- * to be short (TierCounters, Tier, WalkStats, Generation) are sized and
- * written without a general varint. __builtin_clzll is BSR on x86-64 without
- * LZCNT, slow on AMD Zen, so it is kept off the common paths.
- */
-
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
-
-/* the key of field f with wire type wt; one byte for fields 1 to 15 */
-#define TAG(f, wt) ((uint8_t)((f) << 3 | (wt)))
-/* HostSnapshot.memcg_stats (field 16) and warnings (17): two-byte keys */
-#define MEMCG_STATS_KEY (16u << 3 | WT_LEN)
-#define HOST_WARNINGS_KEY (17u << 3 | WT_LEN)
-
-/* TierCounters and WalkStats number their fields after the model's counters. */
-_Static_assert(LRU_TC_REFAULTED == 0 && LRU_TC_EVICTED == 1 && LRU_TC_PROTECTED == 2 &&
-		       LRU_TC_AVG_REFAULTED == 3 && LRU_TC_AVG_TOTAL == 4 && LRU_TC_NR == 5,
-	       "TierCounters fields 1..5 are the tier counters in order, 6 is present");
-_Static_assert(LRU_WALK_LEAF_TOTAL == 0 && LRU_WALK_LEAF_OLD == 1 && LRU_WALK_LEAF_YOUNG == 2 &&
-		       LRU_WALK_NONLEAF_TOTAL == 3 && LRU_WALK_BLOOM_FOUND == 4 &&
-		       LRU_WALK_BLOOM_ADDED == 5 && LRU_WALK_NR == 6,
-	       "WalkStats fields 1..6 are the walk counters in order, 7 is present");
-
-/* Bytes of v as a varint: 1 + floor(log2(v)) / 7, without a loop. */
-static inline size_t varint_size(uint64_t v)
-{
-	return (size_t)((63 - __builtin_clzll(v | 1)) * 9 + 73) / 64;
-}
-
-/* A proto3 varint field with a one-byte key; absent when 0. */
-static inline size_t varint_field_size(uint64_t v)
-{
-	return v ? 1 + varint_size(v) : 0;
-}
-
-/* A length-delimited field of len bytes with a one-byte key. */
-static inline size_t len_field_size(size_t len)
-{
-	return 1 + varint_size(len) + len;
-}
-
-/*
- * The largest TierCounters, Tier, WalkStats and Generation: the first three
- * always have a one-byte length, a Generation one of at most two bytes.
- */
-#define VARINT_MAX 10
-#define COUNTERS_MAX (LRU_TC_NR * (1 + VARINT_MAX) + 2)	/* present < 32 */
-#define TIER_MAX (2 + 2 * (2 + COUNTERS_MAX))		/* index < 4 */
-#define WALK_MAX (LRU_WALK_NR * (1 + VARINT_MAX) + 2)	/* present < 64 */
-#define GEN_MAX (4 * (1 + VARINT_MAX) + 6 + 2 * 2 + LRU_NR_TIERS * (2 + TIER_MAX) + 2 + WALK_MAX)
-_Static_assert(COUNTERS_MAX < 128 && TIER_MAX < 128 && WALK_MAX < 128,
-	       "TierCounters, Tier and WalkStats have one-byte lengths");
-_Static_assert(GEN_MAX < 16384, "a Generation has a length of one or two bytes");
-
-/* A length-delimited field of len < 128 bytes. */
-static inline size_t short_field_size(size_t len)
-{
-	return 2 + len;
-}
-
-/* A length-delimited field of len < 16384 bytes. */
-static inline size_t gen_field_size(size_t len)
-{
-	return 2 + (len > 127) + len;
-}
-
-/* A string field: its bytes, or its LRU_ESC_UTF8 form where they are not UTF-8 (lru_pb.h). */
-static inline size_t str_field_size(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n && !lru_utf8_valid(s, n))
-		n = lru_esc(NULL, 0, s, n, LRU_ESC_UTF8);
-	return n ? len_field_size(n) : 0;
-}
-
-/*
- * a + b, or SIZE_MAX when that overflows. Only sums that add string lengths
- * repeatedly (lruvecs, memcg stats, snapshots) can overflow; they are then
- * only compared with LRU_PB_MAX_MESSAGE.
- */
-static inline size_t add_sat(size_t a, size_t b)
-{
-	return a + b < a ? SIZE_MAX : a + b;
-}
-
-static inline size_t tier_present(const struct lru_tier *t, enum lru_type type)
-{
-	return (t->present >> (type * LRU_TC_NR)) & TC_MASK;
-}
-
-static size_t counters_size(const struct lru_tier *t, enum lru_type type)
-{
-	const uint64_t *v = t->v[type];
-	size_t present = tier_present(t, type), n;
-	int c;
-
-	if (!(v[0] | v[1] | v[2] | v[3] | v[4] | present))
-		return 0;
-	n = varint_field_size(present);
-	for (c = 0; c < LRU_TC_NR; c++)
-		n += varint_field_size(v[c]);
-	return n;
-}
-
-static size_t tier_size(const struct lru_tier *t, unsigned index)
-{
-	return varint_field_size(index) + short_field_size(counters_size(t, LRU_ANON)) +
-	       short_field_size(counters_size(t, LRU_FILE));
-}
-
-static size_t walk_size(const struct lru_walk *w)
-{
-	size_t n = varint_field_size(w->present & WALK_MASK);
-	int c;
-
-	for (c = 0; c < LRU_WALK_NR; c++)
-		n += varint_field_size(w->v[c]);
-	return n;
-}
-
-static size_t gen_size(const struct lru_lruvec *lv, unsigned g)
-{
-	const struct lru_gen *gen = &lv->gens[g];
-	size_t n = varint_field_size(gen->seq) + varint_field_size(gen->age_ms) +
-		   varint_field_size((uint64_t)gen->birth_ms) +
-		   varint_field_size(gen->pages[LRU_ANON]) +
-		   varint_field_size(gen->pages[LRU_FILE]) +
-		   (gen->evicted & (1u << LRU_ANON) ? 2 : 0) +
-		   (gen->evicted & (1u << LRU_FILE) ? 2 : 0);
-	unsigned t;
-
-	if (!lv->full)
-		return n;
-	if (lv->full->has_tiers[g])
-		for (t = 0; t < LRU_NR_TIERS; t++)
-			n += short_field_size(tier_size(&lv->full->tiers[g][t], t));
-	if (lv->full->has_walk[g])
-		n += short_field_size(walk_size(&lv->full->walk[g]));
-	return n;
-}
-
-/* The repeated string of warning codes in mask, with keys of key_size bytes. */
-static size_t warnings_size(uint32_t mask, bool host, size_t key_size)
-{
-	size_t n = 0;
-
-	for (uint32_t bit = 1; bit && bit <= mask; bit <<= 1) {
-		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
-								: lru_warn_name(bit);
-
-		if (name)
-			n += key_size - 1 + len_field_size(strlen(name));
-	}
-	return n;
-}
-
-static size_t lruvec_size(const struct lru_lruvec *lv, const struct lru_memcg *m)
-{
-	size_t n = varint_field_size(m->id) + str_field_size(m->path) +
-		   varint_field_size(m->ino) + varint_field_size((uint64_t)(int64_t)lv->node) +
-		   warnings_size(lv->warnings, false, 1);
-	unsigned g;
-
-	for (g = 0; g < lv->nr_gens; g++)
-		n += gen_field_size(gen_size(lv, g));
-	return n;
-}
-
-static size_t node_size(const struct lru_node_mem *nm)
-{
-	return varint_field_size((uint64_t)(int64_t)nm->node) + varint_field_size(nm->total) +
-	       varint_field_size(nm->free) + varint_field_size(nm->file) +
-	       varint_field_size(nm->anon);
-}
-
-static size_t stats_size(const struct lru_memcg *m)
-{
-	const struct lru_memcg_stats *s = &m->stats;
-
-	return str_field_size(m->path) + varint_field_size(m->ino) +
-	       varint_field_size(s->anon_bytes) + varint_field_size(s->file_bytes) +
-	       varint_field_size(s->refault_anon) + varint_field_size(s->refault_file) +
-	       varint_field_size(s->current_bytes) + varint_field_size(s->inactive_file_bytes) +
-	       (s->some_avg10 != 0 ? 9 : 0) + (s->full_avg10 != 0 ? 9 : 0) +
-	       varint_field_size(s->some_total_us) + varint_field_size(s->thp_bytes);
-}
-
-static size_t aging_size(const struct lru_aging *a)
-{
-	return (a->enabled ? 2 : 0) + varint_field_size(a->interval_ms) + (a->can_swap ? 2 : 0) +
-	       (a->force_scan ? 2 : 0) + varint_field_size(a->jitter_ms);
-}
-
-/*
- * Check snap as build_host() does (same errors, same order) and set *size to
- * the bytes of its HostSnapshot (SIZE_MAX if that overflows).
- */
-static enum lru_err size_host(const struct lru_snapshot *snap, size_t index, size_t *size,
-			      struct lru_error *err)
-{
-	const struct lru_host *h = &snap->host;
-	size_t n, i;
-
-	switch (snap->source) {
-	case LRU_SRC_DEBUGFS:
-	case LRU_SRC_DEBUGFS_FULL:
-	case LRU_SRC_CGROUP:
-		break;
-	default:
-		return where_fail(err, LRU_EINVAL, index, "", "unknown source %d",
-				  (int)snap->source);
-	}
-	n = str_field_size(h->host) + str_field_size(h->boot_id) + varint_field_size(h->seq) +
-	    varint_field_size((uint64_t)lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms)) +
-	    varint_field_size((uint64_t)snap->read_start_ms) +
-	    varint_field_size((uint64_t)snap->read_end_ms) +
-	    varint_field_size(snap->birth_error_ms) + str_field_size(h->kernel) +
-	    varint_field_size(snap->page_size) + len_field_size(aging_size(&h->aging)) +
-	    varint_field_size((uint64_t)snap->source) + varint_field_size(snap->nr_duplicates) +
-	    varint_field_size(h->enabled);
-	for (i = 0; i < snap->nr_nodes; i++)
-		n += len_field_size(node_size(&snap->nodes[i]));
-	for (i = 0; i < snap->nr_lruvecs; i++) {
-		const struct lru_lruvec *lv = &snap->lruvecs[i];
-		enum lru_err rc = check_lruvec(snap, i, index, err);
-
-		if (rc)
-			return rc;
-		n = add_sat(n, len_field_size(lruvec_size(lv, &snap->memcgs[lv->memcg])));
-	}
-	for (i = 0; i < snap->nr_memcgs; i++)
-		if (snap->memcgs[i].has_stats) /* + 1: a two-byte key */
-			n = add_sat(n, 1 + len_field_size(stats_size(&snap->memcgs[i])));
-	n = add_sat(n, warnings_size(h->warnings, true, 2));
-	*size = n;
-	return LRU_OK;
-}
-
-/*
- * The writers fill the buffer backward: each writes in front of p and
- * returns the new start.
- */
-static inline uint8_t *wr_varint(uint8_t *p, uint64_t v)
-{
-	uint8_t *start;
-
-	if (v < 0x80) {
-		*--p = (uint8_t)v;
-		return p;
-	}
-	if (v < 0x4000) {
-		p[-2] = (uint8_t)(v | 0x80);
-		p[-1] = (uint8_t)(v >> 7);
-		return p - 2;
-	}
-	/* 3 to 10 bytes; compares for the common sizes */
-	start = p -= v >> 35 ? varint_size(v) : 3u + (v > 0x1fffff) + (v > 0xfffffff);
-	for (; v >= 0x80; v >>= 7)
-		*p++ = (uint8_t)(v | 0x80);
-	*p = (uint8_t)v;
-	return start;
-}
-
-static inline uint8_t *wr_varint_field(uint8_t *p, uint8_t key, uint64_t v)
-{
-	if (!v)
-		return p;
-	p = wr_varint(p, v);
-	*--p = key;
-	return p;
-}
-
-static inline uint8_t *wr_bool_field(uint8_t *p, uint8_t key, bool v)
-{
-	if (v) {
-		*--p = 1;
-		*--p = key;
-	}
-	return p;
-}
-
-static inline uint8_t *wr_double_field(uint8_t *p, uint8_t key, double d)
-{
-	uint64_t bits;
-	int i;
-
-	if (d == 0)
-		return p;
-	memcpy(&bits, &d, sizeof(bits));
-	p -= 8;
-	for (i = 0; i < 8; i++)
-		p[i] = (uint8_t)(bits >> (8 * i));
-	*--p = key;
-	return p;
-}
-
-static inline uint8_t *wr_str_field(uint8_t *p, uint8_t key, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (!n)
-		return p;
-	if (lru_utf8_valid(s, n)) {
-		p -= n;
-		memcpy(p, s, n);
-	} else {
-		size_t len = lru_esc(NULL, 0, s, n, LRU_ESC_UTF8);
-
-		p -= len;
-		n = lru_esc_bytes(p, len, s, n, LRU_ESC_UTF8);
-	}
-	p = wr_varint(p, n);
-	*--p = key;
-	return p;
-}
-
-/* The key and length of a message whose contents run from p to end. */
-static inline uint8_t *wr_len_key(uint8_t *p, uint8_t key, const uint8_t *end)
-{
-	p = wr_varint(p, (uint64_t)(end - p));
-	*--p = key;
-	return p;
-}
-
-/* The key and length of a TierCounters, Tier or WalkStats from p to end. */
-static inline uint8_t *wr_short_len_key(uint8_t *p, uint8_t key, const uint8_t *end)
-{
-	p[-1] = (uint8_t)(end - p);
-	p[-2] = key;
-	return p - 2;
-}
-
-/* The key and length of a Generation from p to end (one or two bytes, no branch). */
-static inline uint8_t *wr_gen_len_key(uint8_t *p, uint8_t key, const uint8_t *end)
-{
-	size_t len = (size_t)(end - p), two = len > 127;
-
-	p[-1] = (uint8_t)(two ? len >> 7 : len);
-	p[-2] = (uint8_t)(len | 0x80);
-	p -= 1 + two;
-	p[-1] = key;
-	return p - 1;
-}
-
-static uint8_t *wr_counters(uint8_t *p, uint8_t key, const struct lru_tier *t,
-			     enum lru_type type)
-{
-	const uint64_t *v = t->v[type];
-	size_t present = tier_present(t, type);
-	uint8_t *end = p;
-	int c;
-
-	if (!(v[0] | v[1] | v[2] | v[3] | v[4] | present))
-		return wr_short_len_key(p, key, end); /* most of them */
-	p = wr_varint_field(p, TAG(LRU_TC_NR + 1, WT_VARINT), present);
-	for (c = LRU_TC_NR - 1; c >= 0; c--)
-		p = wr_varint_field(p, TAG(c + 1, WT_VARINT), v[c]);
-	return wr_short_len_key(p, key, end);
-}
-
-/* Generation.tiers (8) */
-static uint8_t *wr_tier(uint8_t *p, const struct lru_tier *t, unsigned index)
-{
-	uint8_t *end = p;
-
-	p = wr_counters(p, TAG(3, WT_LEN), t, LRU_FILE);
-	p = wr_counters(p, TAG(2, WT_LEN), t, LRU_ANON);
-	p = wr_varint_field(p, TAG(1, WT_VARINT), index);
-	return wr_short_len_key(p, TAG(8, WT_LEN), end);
-}
-
-/* Generation.walk (9) */
-static uint8_t *wr_walk(uint8_t *p, const struct lru_walk *w)
-{
-	uint8_t *end = p;
-	int c;
-
-	p = wr_varint_field(p, TAG(LRU_WALK_NR + 1, WT_VARINT), w->present & WALK_MASK);
-	for (c = LRU_WALK_NR - 1; c >= 0; c--)
-		p = wr_varint_field(p, TAG(c + 1, WT_VARINT), w->v[c]);
-	return wr_short_len_key(p, TAG(9, WT_LEN), end);
-}
-
-/* Lruvec.generations (5) */
-static uint8_t *wr_gen(uint8_t *p, const struct lru_lruvec *lv, unsigned g)
-{
-	const struct lru_gen *gen = &lv->gens[g];
-	uint8_t *end = p;
-	unsigned t;
-
-	if (lv->full && lv->full->has_walk[g])
-		p = wr_walk(p, &lv->full->walk[g]);
-	if (lv->full && lv->full->has_tiers[g])
-		for (t = LRU_NR_TIERS; t-- > 0;)
-			p = wr_tier(p, &lv->full->tiers[g][t], t);
-	p = wr_bool_field(p, TAG(7, WT_VARINT), gen->evicted & (1u << LRU_FILE));
-	p = wr_bool_field(p, TAG(6, WT_VARINT), gen->evicted & (1u << LRU_ANON));
-	p = wr_varint_field(p, TAG(5, WT_VARINT), gen->pages[LRU_FILE]);
-	p = wr_varint_field(p, TAG(4, WT_VARINT), gen->pages[LRU_ANON]);
-	p = wr_varint_field(p, TAG(3, WT_VARINT), (uint64_t)gen->birth_ms);
-	p = wr_varint_field(p, TAG(2, WT_VARINT), gen->age_ms);
-	p = wr_varint_field(p, TAG(1, WT_VARINT), gen->seq);
-	return wr_gen_len_key(p, TAG(5, WT_LEN), end);
-}
-
-/* A repeated string of the warning codes in mask, last first; key as wr_varint writes it. */
-static uint8_t *wr_warnings(uint8_t *p, uint64_t key, uint32_t mask, bool host)
-{
-	for (int b = 31; b >= 0; b--) {
-		uint32_t bit = 1u << b;
-		const char *name = !(mask & bit) ? NULL : host ? lru_hostwarn_name(bit)
-								: lru_warn_name(bit);
-		size_t n = name ? strlen(name) : 0;
-
-		if (!n)
-			continue;
-		p -= n;
-		memcpy(p, name, n);
-		p = wr_varint(p, n);
-		p = wr_varint(p, key);
-	}
-	return p;
-}
-
-/* HostSnapshot.lruvecs (12) */
-static uint8_t *wr_lruvec(uint8_t *p, const struct lru_lruvec *lv, const struct lru_memcg *m)
-{
-	uint8_t *end = p;
-	unsigned g;
-
-	p = wr_warnings(p, TAG(6, WT_LEN), lv->warnings, false);
-	for (g = lv->nr_gens; g-- > 0;)
-		p = wr_gen(p, lv, g);
-	p = wr_varint_field(p, TAG(4, WT_VARINT), (uint64_t)(int64_t)lv->node);
-	p = wr_varint_field(p, TAG(3, WT_VARINT), m->ino);
-	p = wr_str_field(p, TAG(2, WT_LEN), m->path);
-	p = wr_varint_field(p, TAG(1, WT_VARINT), m->id);
-	return wr_len_key(p, TAG(12, WT_LEN), end);
-}
-
-/* HostSnapshot.nodes (10) */
-static uint8_t *wr_node(uint8_t *p, const struct lru_node_mem *nm)
-{
-	uint8_t *end = p;
-
-	p = wr_varint_field(p, TAG(5, WT_VARINT), nm->anon);
-	p = wr_varint_field(p, TAG(4, WT_VARINT), nm->file);
-	p = wr_varint_field(p, TAG(3, WT_VARINT), nm->free);
-	p = wr_varint_field(p, TAG(2, WT_VARINT), nm->total);
-	p = wr_varint_field(p, TAG(1, WT_VARINT), (uint64_t)(int64_t)nm->node);
-	return wr_len_key(p, TAG(10, WT_LEN), end);
-}
-
-/* HostSnapshot.memcg_stats (16) */
-static uint8_t *wr_stats(uint8_t *p, const struct lru_memcg *m)
-{
-	const struct lru_memcg_stats *s = &m->stats;
-	uint8_t *end = p;
-
-	p = wr_varint_field(p, TAG(12, WT_VARINT), s->thp_bytes);
-	p = wr_varint_field(p, TAG(11, WT_VARINT), s->some_total_us);
-	p = wr_double_field(p, TAG(10, WT_I64), s->full_avg10);
-	p = wr_double_field(p, TAG(9, WT_I64), s->some_avg10);
-	p = wr_varint_field(p, TAG(8, WT_VARINT), s->inactive_file_bytes);
-	p = wr_varint_field(p, TAG(7, WT_VARINT), s->current_bytes);
-	p = wr_varint_field(p, TAG(6, WT_VARINT), s->refault_file);
-	p = wr_varint_field(p, TAG(5, WT_VARINT), s->refault_anon);
-	p = wr_varint_field(p, TAG(4, WT_VARINT), s->file_bytes);
-	p = wr_varint_field(p, TAG(3, WT_VARINT), s->anon_bytes);
-	p = wr_varint_field(p, TAG(2, WT_VARINT), m->ino);
-	p = wr_str_field(p, TAG(1, WT_LEN), m->path);
-	p = wr_varint(p, (uint64_t)(end - p));
-	return wr_varint(p, MEMCG_STATS_KEY);
-}
-
-/* HostSnapshot.aging (11): always present */
-static uint8_t *wr_aging(uint8_t *p, const struct lru_aging *a)
-{
-	uint8_t *end = p;
-
-	p = wr_varint_field(p, TAG(5, WT_VARINT), a->jitter_ms);
-	p = wr_bool_field(p, TAG(4, WT_VARINT), a->force_scan);
-	p = wr_bool_field(p, TAG(3, WT_VARINT), a->can_swap);
-	p = wr_varint_field(p, TAG(2, WT_VARINT), a->interval_ms);
-	p = wr_bool_field(p, TAG(1, WT_VARINT), a->enabled);
-	return wr_len_key(p, TAG(11, WT_LEN), end);
-}
-
-/* SnapshotBatch.snapshots (1); snap was checked by size_host() */
-static uint8_t *wr_host(uint8_t *p, const struct lru_snapshot *snap)
-{
-	const struct lru_host *h = &snap->host;
-	uint8_t *end = p;
-	size_t i;
-
-	p = wr_warnings(p, HOST_WARNINGS_KEY, h->warnings, true);
-	for (i = snap->nr_memcgs; i-- > 0;)
-		if (snap->memcgs[i].has_stats)
-			p = wr_stats(p, &snap->memcgs[i]);
-	p = wr_varint_field(p, TAG(15, WT_VARINT), h->enabled);
-	p = wr_varint_field(p, TAG(14, WT_VARINT), snap->nr_duplicates);
-	p = wr_varint_field(p, TAG(13, WT_VARINT), (uint64_t)snap->source);
-	for (i = snap->nr_lruvecs; i-- > 0;) {
-		const struct lru_lruvec *lv = &snap->lruvecs[i];
-
-		p = wr_lruvec(p, lv, &snap->memcgs[lv->memcg]);
-	}
-	p = wr_aging(p, &h->aging);
-	for (i = snap->nr_nodes; i-- > 0;)
-		p = wr_node(p, &snap->nodes[i]);
-	p = wr_varint_field(p, TAG(9, WT_VARINT), snap->page_size);
-	p = wr_str_field(p, TAG(8, WT_LEN), h->kernel);
-	p = wr_varint_field(p, TAG(7, WT_VARINT), snap->birth_error_ms);
-	p = wr_varint_field(p, TAG(6, WT_VARINT), (uint64_t)snap->read_end_ms);
-	p = wr_varint_field(p, TAG(5, WT_VARINT), (uint64_t)snap->read_start_ms);
-	p = wr_varint_field(p, TAG(4, WT_VARINT),
-			     (uint64_t)lru_sat_mid_i64(snap->read_start_ms, snap->read_end_ms));
-	p = wr_varint_field(p, TAG(3, WT_VARINT), h->seq);
-	p = wr_str_field(p, TAG(2, WT_LEN), h->boot_id);
-	p = wr_str_field(p, TAG(1, WT_LEN), h->host);
-	return wr_len_key(p, TAG(1, WT_LEN), end);
 }
 
 enum lru_err lru_pb_encode_batch(const struct lru_snapshot *const *snaps, size_t n,
 				 uint8_t **out, size_t *len, struct lru_error *err)
 {
-	size_t size = 0, host = 0, i;
-	enum lru_err rc;
-	uint8_t *buf, *p;
+	Lrugen__V1__SnapshotBatch batch = LRUGEN__V1__SNAPSHOT_BATCH__INIT;
+	Lrugen__V1__HostSnapshot **hosts;
+	enum lru_err rc = LRU_OK;
+	size_t size, i;
 
 	*out = NULL;
 	*len = 0;
-	for (i = 0; i < n; i++) {
-		rc = size_host(snaps[i], i, &host, err);
-		if (rc)
-			return rc;
-		size = add_sat(size, add_sat(host, 1 + varint_size(host)));
+	hosts = calloc(n ? n : 1, sizeof(*hosts));
+	if (!hosts)
+		return lru_fail(err, LRU_ENOMEM, "out of memory encoding %zu snapshots", n);
+	for (i = 0; i < n && !rc; i++)
+		rc = build_host(snaps[i], i, &hosts[i], err);
+	if (rc)
+		goto done;
+	batch.n_snapshots = n;
+	batch.snapshots = n ? hosts : NULL;
+	size = lrugen__v1__snapshot_batch__get_packed_size(&batch);
+	if (size > LRU_PB_MAX_MESSAGE) {
+		rc = lru_fail(err, LRU_ERANGE,
+			      "SnapshotBatch of %zu snapshots needs %zu bytes, more than the %u-byte limit",
+			      n, size, LRU_PB_MAX_MESSAGE);
+		goto done;
 	}
-	if (size > LRU_PB_MAX_MESSAGE)
-		return lru_fail(err, LRU_ERANGE,
-				"SnapshotBatch of %zu snapshots needs %zu bytes, more than the %u-byte limit",
-				n, size, LRU_PB_MAX_MESSAGE);
-	buf = malloc(size ? size : 1);
-	if (!buf)
-		return lru_fail(err, LRU_ENOMEM, "out of memory for a %zu-byte SnapshotBatch", size);
-	p = buf + size;
-	for (i = n; i-- > 0;)
-		p = wr_host(p, snaps[i]);
-	if (p != buf) {
-		/* the passes disagree (a bug): fail rather than send a garbled message */
-		ptrdiff_t short_by = p - buf;
-
-		free(buf);
-		return lru_fail(err, LRU_EINVAL,
-				"internal error: %zu-byte SnapshotBatch encoded %td short",
-				size, short_by);
+	*out = malloc(size ? size : 1);
+	if (!*out) {
+		rc = lru_fail(err, LRU_ENOMEM, "out of memory for a %zu-byte SnapshotBatch", size);
+		goto done;
 	}
-	*out = buf;
-	*len = size;
-	return LRU_OK;
+	*len = lrugen__v1__snapshot_batch__pack(&batch, *out);
+done:
+	for (i = 0; i < n; i++)
+		free(hosts[i]);
+	free(hosts);
+	return rc;
 }
 
 /* ---- decoding ----------------------------------------------------------- */
 
-/*
- * Open-addressing table from 64-bit hashes to indices, sized once for its
- * largest number of entries; one hash may hold several indices.
- */
-struct table {
-	uint64_t *keys;
-	size_t *vals;		/* index + 1; 0 = empty slot */
-	size_t mask;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
+/* Hash of a memcg's (id, path, inode); id 0 for the index by path and inode. */
 static uint64_t hash_memcg(const char *path, uint64_t ino, uint64_t id)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ mix64(ino) ^ mix64(id + 0x9e3779b97f4a7c15ULL);
-
-	for (; *path; path++) {
-		h ^= (unsigned char)*path;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static bool table_init(struct table *t, size_t max_entries)
-{
-	size_t size = 16;
-
-	t->keys = NULL;
-	t->vals = NULL;
-	if (max_entries > SIZE_MAX / 4 / sizeof(*t->keys))
-		return false;
-	while (size / 2 < max_entries)
-		size *= 2;
-	t->keys = malloc(size * sizeof(*t->keys));
-	t->vals = calloc(size, sizeof(*t->vals));
-	t->mask = size - 1;
-	return t->keys && t->vals;
-}
-
-static void table_free(struct table *t)
-{
-	free(t->keys);
-	free(t->vals);
-}
-
-static void table_put(struct table *t, uint64_t key, size_t val)
-{
-	size_t i;
-
-	for (i = mix64(key) & t->mask; t->vals[i]; i = (i + 1) & t->mask)
-		;
-	t->keys[i] = key;
-	t->vals[i] = val + 1;
-}
-
-/* Next value under key: start with *cursor = SIZE_MAX. */
-static bool table_next(const struct table *t, uint64_t key, size_t *cursor, size_t *val)
-{
-	size_t i = *cursor == SIZE_MAX ? mix64(key) & t->mask : (*cursor + 1) & t->mask;
-
-	for (; t->vals[i]; i = (i + 1) & t->mask) {
-		if (t->keys[i] == key) {
-			*cursor = i;
-			*val = t->vals[i] - 1;
-			return true;
-		}
-	}
-	return false;
+	return lru_hash_bytes(lru_hash_mix64(ino) ^ id, path, strlen(path));
 }
 
 struct decoder {
 	struct lru_snapshot *snap;
 	struct lru_error *err;
 	size_t index;			/* in the batch, or NO_INDEX */
-	struct table by_id;		/* (id, path, inode) -> memcg */
-	struct table by_path;		/* (path, inode) -> first memcg with them */
-	struct table lruvecs;		/* memcg << 16 | node -> lruvec */
+	struct lru_hash by_id;		/* (id, path, inode) -> memcg */
+	struct lru_hash by_path;	/* (path, inode) -> first memcg with them */
+	struct lru_hash lruvecs;	/* (memcg, node) -> lruvec */
 };
 
 /*
@@ -1253,7 +668,7 @@ static size_t find_by_path(struct decoder *d, const char *path, uint64_t ino)
 	size_t cursor = SIZE_MAX, idx;
 	uint64_t h = hash_memcg(path, ino, 0);
 
-	while (table_next(&d->by_path, h, &cursor, &idx)) {
+	while (lru_hash_next(&d->by_path, h, &cursor, &idx)) {
 		const struct lru_memcg *m = &d->snap->memcgs[idx];
 
 		if (m->ino == ino && !strcmp(m->path, path))
@@ -1271,9 +686,10 @@ static enum lru_err new_memcg(struct decoder *d, uint64_t id, const char *path, 
 	if (rc)
 		return rc;
 	d->snap->memcgs[*out].ino = ino;
-	table_put(&d->by_id, hash_memcg(path, ino, id), *out);
-	if (find_by_path(d, path, ino) == SIZE_MAX)
-		table_put(&d->by_path, hash_memcg(path, ino, 0), *out);
+	if (lru_hash_put(&d->by_id, hash_memcg(path, ino, id), *out) ||
+	    (find_by_path(d, path, ino) == SIZE_MAX &&
+	     lru_hash_put(&d->by_path, hash_memcg(path, ino, 0), *out)))
+		return where_fail(d->err, LRU_ENOMEM, d->index, "", "out of memory indexing memcgs");
 	return LRU_OK;
 }
 
@@ -1284,7 +700,7 @@ static enum lru_err get_memcg(struct decoder *d, uint64_t id, const char *path, 
 	size_t cursor = SIZE_MAX, idx;
 	uint64_t h = hash_memcg(path, ino, id);
 
-	while (table_next(&d->by_id, h, &cursor, &idx)) {
+	while (lru_hash_next(&d->by_id, h, &cursor, &idx)) {
 		const struct lru_memcg *m = &d->snap->memcgs[idx];
 
 		if (m->id == id && m->ino == ino && !strcmp(m->path, path)) {
@@ -1417,12 +833,14 @@ static enum lru_err decode_lruvec(struct decoder *d, size_t i, const Lrugen__V1_
 	rc = get_memcg(d, lm->memcg_id, path, lm->memcg_inode, &memcg);
 	if (rc)
 		return rc;
-	key = (uint64_t)memcg << 16 | (uint64_t)lm->node;
-	if (table_next(&d->lruvecs, key, &cursor, &other))
-		return dfail(d, &what, "repeats lruvec %zu (memcg id %llu, inode %llu)", other,
-			     (unsigned long long)lm->memcg_id,
-			     (unsigned long long)lm->memcg_inode);
-	table_put(&d->lruvecs, key, i);
+	key = lru_hash_mix64((uint64_t)memcg << 16 | (uint64_t)lm->node);
+	while (lru_hash_next(&d->lruvecs, key, &cursor, &other))
+		if (snap->lruvecs[other].memcg == memcg && snap->lruvecs[other].node == lm->node)
+			return dfail(d, &what, "repeats lruvec %zu (memcg id %llu, inode %llu)",
+				     other, (unsigned long long)lm->memcg_id,
+				     (unsigned long long)lm->memcg_inode);
+	if (lru_hash_put(&d->lruvecs, key, snap->nr_lruvecs))
+		return dfail_code(d, LRU_ENOMEM, &what, "out of memory indexing lruvecs");
 
 	lv = &snap->lruvecs[snap->nr_lruvecs++];
 	memset(lv, 0, sizeof(*lv));
@@ -1570,8 +988,9 @@ static enum lru_err decode_host(const Lrugen__V1__HostSnapshot *msg, struct lru_
 		goto out;
 
 	max_memcgs = msg->n_lruvecs + msg->n_memcg_stats;
-	if (!table_init(&d.by_id, max_memcgs) || !table_init(&d.by_path, max_memcgs) ||
-	    !table_init(&d.lruvecs, msg->n_lruvecs)) {
+	if (max_memcgs && (lru_hash_reserve(&d.by_id, max_memcgs) ||
+			   lru_hash_reserve(&d.by_path, max_memcgs) ||
+			   lru_hash_reserve(&d.lruvecs, msg->n_lruvecs))) {
 		rc = where_fail(err, LRU_ENOMEM, index, "", "out of memory indexing %zu lruvecs",
 				msg->n_lruvecs);
 		goto out;
@@ -1591,9 +1010,9 @@ static enum lru_err decode_host(const Lrugen__V1__HostSnapshot *msg, struct lru_
 	for (i = 0; i < msg->n_memcg_stats && !rc; i++)
 		rc = decode_stats(&d, i, msg->memcg_stats[i]);
 out:
-	table_free(&d.by_id);
-	table_free(&d.by_path);
-	table_free(&d.lruvecs);
+	lru_hash_release(&d.by_id);
+	lru_hash_release(&d.by_path);
+	lru_hash_release(&d.lruvecs);
 	if (rc)
 		lru_snapshot_release(snap);
 	return rc;
@@ -1709,9 +1128,9 @@ static size_t decoded_bound(const Lrugen__V1__HostSnapshot *msg)
 		(double)msg->n_lruvecs * sizeof(struct lru_lruvec) + MALLOC_SLACK;
 	/* memcgs: the array doubles (twice the entries at most) and each path is copied */
 	total += 2.0 * (double)nm * sizeof(struct lru_memcg) + MALLOC_SLACK;
-	/* three index tables of at most 4 slots an entry (keys and values) */
-	total += 3.0 * (4.0 * (double)nm + 16) * (sizeof(uint64_t) + sizeof(size_t)) +
-		 6 * MALLOC_SLACK;
+	/* three indices of at most 4 slots an entry, or their least size (lru_hash.h) */
+	total += 3.0 * (4.0 * (double)nm + LRU_HASH_MIN_SLOTS) * sizeof(uint64_t) +
+		 3 * MALLOC_SLACK;
 	for (i = 0; i < msg->n_lruvecs; i++) {
 		const Lrugen__V1__Lruvec *lm = msg->lruvecs[i];
 		bool full = false;

@@ -21,7 +21,7 @@
  * present bits are dropped.
  *
  * Strings on the wire are valid UTF-8, as proto3 requires (lrugen-store
- * refuses others): both encoders send a host name, boot id, kernel release or
+ * refuses others): the encoder sends a host name, boot id, kernel release or
  * memcg path that is not UTF-8 in its LRU_ESC_UTF8 form (lru_esc.h), each
  * byte of invalid UTF-8 as the four characters \xNN; valid strings go as
  * they are. The snapshot itself keeps the kernel's bytes, which the collector
@@ -29,10 +29,8 @@
  * are made UTF-8, so the store, its JSON and lrugend's /metrics (LRU_ESC_PROM)
  * all show such a name as the same text.
  *
- * Messages of lru_pb_host_from_snapshot() borrow the snapshot's valid strings
- * (and hold fixed copies of the others in their block): keep
- * the snapshot alive until the message is packed or freed. LRU_PB_MAX_MESSAGE is the only limit
- * before protobuf-c unpacks, so servers bound request bodies well below it.
+ * LRU_PB_MAX_MESSAGE is the only limit before protobuf-c unpacks, so servers
+ * bound request bodies well below it.
  */
 #ifndef LRU_PB_H
 #define LRU_PB_H
@@ -46,11 +44,9 @@
 #define LRU_PB_MAX_MESSAGE (256u << 20)
 
 /*
- * Serialize n snapshots as one SnapshotBatch. On success *out is a malloc'd
- * buffer of exactly *len bytes that the caller frees. The wire format is
- * written directly, without protobuf-c messages; the bytes are those of
- * protobuf_c_message_pack() on a SnapshotBatch of lru_pb_host_from_snapshot()
- * messages. Fails with LRU_EINVAL for a snapshot with an unknown source or an
+ * Serialize n snapshots as one SnapshotBatch, packed by protobuf-c. On
+ * success *out is a malloc'd buffer of exactly *len bytes that the caller
+ * frees. Fails with LRU_EINVAL for a snapshot with an unknown source or an
  * lruvec that refers to a missing memcg or lacks 1 to LRU_MAX_GENS
  * generations, and with LRU_ERANGE above LRU_PB_MAX_MESSAGE bytes.
  */
@@ -79,15 +75,7 @@ enum lru_err lru_pb_decode_batch_max(const uint8_t *buf, size_t len, size_t max_
 				     struct lru_error *err);
 void lru_pb_free_snapshots(struct lru_snapshot *snaps, size_t n);
 
-/*
- * Lower-level: build a HostSnapshot message from snap (free it with
- * lru_pb_host_free, not protobuf-c's unpack free), and fill an empty
- * snapshot from an unpacked message.
- */
-enum lru_err lru_pb_host_from_snapshot(const struct lru_snapshot *snap,
-				       Lrugen__V1__HostSnapshot **out,
-				       struct lru_error *err);
-void lru_pb_host_free(Lrugen__V1__HostSnapshot *msg);
+/* Lower-level: fill an empty snapshot from an unpacked HostSnapshot message. */
 enum lru_err lru_pb_snapshot_from_host(const Lrugen__V1__HostSnapshot *msg,
 				       struct lru_snapshot *snap, struct lru_error *err);
 

@@ -3,43 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_str(const char *s)
+/* What the index files an entry under: string keys hashed, 64-bit keys mixed. */
+static uint64_t index_hash(uint64_t hash, const char *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
+	return key ? hash : lru_hash_mix64(hash);
 }
 
 void map_init(struct map *m)
 {
-	memset(m, 0, sizeof(*m));
+	m->slots = NULL;
+	m->cap = m->n = 0;
+	lru_hash_init(&m->index);
 }
 
 void map_clear(struct map *m, void (*free_val)(void *))
 {
-	for (size_t i = 0; i < m->cap; i++) {
-		struct map_slot *s = &m->slots[i];
-
-		if (!s->val)
-			continue;
+	for (size_t i = 0; i < m->n; i++) {
 		if (free_val)
-			free_val(s->val);
-		free(s->key);
-		memset(s, 0, sizeof(*s));
+			free_val(m->slots[i].val);
+		free(m->slots[i].key);
 	}
 	m->n = 0;
+	lru_hash_release(&m->index);
 }
 
 void map_release(struct map *m, void (*free_val)(void *))
@@ -49,63 +34,50 @@ void map_release(struct map *m, void (*free_val)(void *))
 	map_init(m);
 }
 
+/* The entry of (hash, key) (key NULL for 64-bit keys), or NULL. */
 static struct map_slot *find(const struct map *m, uint64_t hash, const char *key)
 {
-	size_t mask = m->cap - 1, i;
+	size_t cursor = SIZE_MAX, i;
 
-	if (!m->cap)
-		return NULL;
-	for (i = mix(hash) & mask;; i = (i + 1) & mask) {
+	while (lru_hash_next(&m->index, index_hash(hash, key), &cursor, &i)) {
 		struct map_slot *s = &m->slots[i];
 
-		if (!s->val)
-			return s;
 		if (s->hash == hash && (key ? s->key && !strcmp(s->key, key) : !s->key))
 			return s;
 	}
-}
-
-static int grow(struct map *m)
-{
-	struct map old = *m;
-	size_t cap = m->cap ? m->cap * 2 : 64;
-
-	m->slots = calloc(cap, sizeof(*m->slots));
-	if (!m->slots) {
-		*m = old;
-		return -1;
-	}
-	m->cap = cap;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i].val)
-			*find(m, old.slots[i].hash, old.slots[i].key) = old.slots[i];
-	free(old.slots);
-	return 0;
+	return NULL;
 }
 
 static int put(struct map *m, uint64_t hash, const char *key, void *val)
 {
-	struct map_slot *s;
+	struct map_slot *s = find(m, hash, key);
+	char *copy = NULL;
 
-	if ((m->n + 1) * 4 > m->cap * 3 && grow(m))
-		return -1;
-	s = find(m, hash, key);
-	if (!s->val) {
-		char *copy = NULL;
-
-		if (key && !(copy = strdup(key)))
-			return -1;
-		s->hash = hash;
-		s->key = copy;
-		m->n++;
+	if (s) {
+		s->val = val;
+		return 0;
 	}
-	s->val = val;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 32;
+		struct map_slot *slots = cap <= SIZE_MAX / sizeof(*slots)
+						 ? realloc(m->slots, cap * sizeof(*slots)) : NULL;
+
+		if (!slots)
+			return -1;
+		m->slots = slots;
+		m->cap = cap;
+	}
+	if ((key && !(copy = strdup(key))) || lru_hash_put(&m->index, index_hash(hash, key), m->n)) {
+		free(copy);
+		return -1;
+	}
+	m->slots[m->n++] = (struct map_slot){ hash, copy, val };
 	return 0;
 }
 
 void *map_get_str(const struct map *m, const char *key)
 {
-	struct map_slot *s = find(m, hash_str(key), key);
+	struct map_slot *s = find(m, lru_hash_bytes(0, key, strlen(key)), key);
 
 	return s ? s->val : NULL;
 }
@@ -119,7 +91,7 @@ void *map_get_u64(const struct map *m, uint64_t key)
 
 int map_put_str(struct map *m, const char *key, void *val)
 {
-	return put(m, hash_str(key), key, val);
+	return put(m, lru_hash_bytes(0, key, strlen(key)), key, val);
 }
 
 int map_put_u64(struct map *m, uint64_t key, void *val)
@@ -129,11 +101,8 @@ int map_put_u64(struct map *m, uint64_t key, void *val)
 
 int map_next(const struct map *m, size_t *pos, const struct map_slot **slot)
 {
-	for (; *pos < m->cap; (*pos)++) {
-		if (m->slots[*pos].val) {
-			*slot = &m->slots[(*pos)++];
-			return 1;
-		}
-	}
-	return 0;
+	if (*pos >= m->n)
+		return 0;
+	*slot = &m->slots[(*pos)++];
+	return 1;
 }

@@ -1,8 +1,12 @@
 /*
- * map.h - open-addressing hash maps of the store: string keys (host names,
- * memcg paths; the map owns a copy) or 64-bit keys (rollup cells). Values
- * are pointers the caller owns; map_clear() hands each to a free function.
- * Not thread-safe: each map has one owner or a lock around it.
+ * map.h - hash maps of the store: string keys (host names, memcg paths; the
+ * map owns a copy) or 64-bit keys (rollup cells). Values are pointers the
+ * caller owns; map_clear() hands each to a free function. Not thread-safe:
+ * each map has one owner or a lock around it.
+ *
+ * Unlike the index of lib/lru_hash.h, which it is built on, a map keeps its
+ * keys, replaces the value of a key put twice, and iterates its entries
+ * (in the order they were first put). Entries leave only all at once.
  */
 #ifndef STORE_MAP_H
 #define STORE_MAP_H
@@ -10,15 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lru_hash.h"
+
 struct map_slot {
 	uint64_t hash;		/* the key itself for 64-bit keys */
 	char *key;		/* NULL for 64-bit keys */
-	void *val;		/* NULL = empty slot */
+	void *val;		/* never NULL */
 };
 
 struct map {
-	struct map_slot *slots;
+	struct map_slot *slots;	/* the entries, n of cap */
 	size_t cap, n;
+	struct lru_hash index;	/* hash -> entry */
 };
 
 void map_init(struct map *m);
