@@ -71,12 +71,24 @@ static int64_t now_us(void)
 
 /* ---- the memory budget -------------------------------------------------------------- */
 
+/* the 503 answer when requests in flight hold the whole budget */
+#define BUDGET_IN_FLIGHT "the store's memory budget is spent on requests in flight: retry later"
+
 static bool hold(struct http_server *s, struct request *rq, uint64_t bytes)
 {
 	if (!budget_take(&s->budget, bytes))
 		return false;
 	rq->held += bytes;
 	return true;
+}
+
+/* Hold what is free of want, at least min bytes: what was held, 0 when not even min. */
+static size_t hold_upto(struct http_server *s, struct request *rq, size_t want, size_t min)
+{
+	size_t got = (size_t)budget_take_upto(&s->budget, want, min);
+
+	rq->held += got;
+	return got;
 }
 
 static void unhold(struct http_server *s, struct request *rq, uint64_t bytes)
@@ -281,7 +293,7 @@ static enum MHD_Result ingest_begin(struct http_server *s, struct MHD_Connection
 		unhold(s, rq, rq->held);
 		lru_buf_release(&rq->body);
 		set_status(rq, MHD_HTTP_SERVICE_UNAVAILABLE, REJ_OVERLOADED,
-			   "the store's memory budget is spent on requests in flight: retry later");
+			   BUDGET_IN_FLIGHT);
 		return reply_status(s, c, rq);
 	}
 	authorize(s, c, rq, ROLE_INGEST);
@@ -330,8 +342,7 @@ static unsigned inflate_body(struct http_server *s, struct request *rq, const st
 			break;
 		}
 		if (!hold_growth(s, rq, out, was)) {
-			snprintf(msg, size, "the store's memory budget is spent on requests in "
-				 "flight: retry later");
+			snprintf(msg, size, BUDGET_IN_FLIGHT);
 			status = MHD_HTTP_SERVICE_UNAVAILABLE;
 			break;
 		}
@@ -412,13 +423,11 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 	       : body->len * DECODE_FACTOR + (1u << 20);
 	if (want > s->budget.limit)
 		want = (size_t)s->budget.limit;
-	got = (size_t)budget_take_upto(&s->budget, want, body->len + 4096);
-	rq->held += got;
+	got = hold_upto(s, rq, want, body->len + 4096);
 	if (!got) {
 		drop_buf(s, rq, &plain);
 		metrics_reject(m, REJ_OVERLOADED);
-		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's memory "
-				   "budget is spent on requests in flight: retry later");
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_IN_FLIGHT);
 	}
 	if (lru_pb_decode_batch_max(body->data ? body->data : (const uint8_t *)"", body->len,
 				    got, &job->snaps, &job->n, &mem, &err)) {
@@ -426,9 +435,7 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 		drop_buf(s, rq, &plain);
 		if (err.code == LRU_ERANGE && got < want) {
 			metrics_reject(m, REJ_OVERLOADED);
-			return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's "
-					   "memory budget is spent on requests in flight: retry "
-					   "later");
+			return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_IN_FLIGHT);
 		}
 		if (err.code == LRU_ERANGE) {
 			metrics_reject(m, REJ_TOO_LARGE);
@@ -450,8 +457,7 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 	drop_buf(s, rq, &rq->body);
 	if (!hold(s, rq, rows)) {
 		metrics_reject(m, REJ_OVERLOADED);
-		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "the store's memory "
-				   "budget is spent on requests in flight: retry later");
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_IN_FLIGHT);
 	}
 	if (!s->ctx->cfg->insecure_no_auth)
 		for (size_t i = 0; i < job->n; i++) {
@@ -518,8 +524,7 @@ static enum MHD_Result ingest_continue(struct http_server *s, struct MHD_Connect
 			drop_buf(s, rq, &rq->body);
 		} else if (!rq->status && !hold_growth(s, rq, &rq->body, was)) {
 			set_status(rq, MHD_HTTP_SERVICE_UNAVAILABLE, REJ_OVERLOADED,
-				   "the store's memory budget is spent on requests in flight: "
-				   "retry later");
+				   BUDGET_IN_FLIGHT);
 			unhold(s, rq, was);
 			lru_buf_release(&rq->body);
 		}

@@ -216,6 +216,14 @@ check_grep "rank needs need" "^400 .*'need' is required" "$(http GET '/v1/rank' 
 check_grep "bad percentile" "^400 .*percentile" "$(http GET '/v1/wss?memcg_glob=/x&percentile=101' "$tmp/read.token")"
 check_grep "wss: no match" "^404 .*no memcg path matches" "$(http GET '/v1/wss?memcg_glob=/nope*' "$tmp/read.token")"
 check_grep "timeline: unknown host" "^404 .*no host 'nope'" "$(http GET '/v1/timeline?host=nope' "$tmp/read.token")"
+check_grep "timeline: limit 0" "^400 .*'limit': at least 1 point" \
+	"$(http GET '/v1/timeline?host=web-1&limit=0' "$tmp/read.token")"
+check_grep "timeline: limit over the maximum" "^400 .*limit" \
+	"$(http GET '/v1/timeline?host=web-1&limit=99999999' "$tmp/read.token")"
+for cursor in junk 1.2 1.2.-3 1.2.3x '1.2.3%0a'; do
+	check_grep "timeline: bad cursor '$cursor'" "^400 .*'after': .* is not a cursor" \
+		"$(http GET "/v1/timeline?host=web-1&after=$cursor" "$tmp/read.token")"
+done
 check_grep "unknown endpoint" "^404 " "$(http GET /v1/nothing "$tmp/read.token")"
 check_grep "GET on ingest" "^405 " "$(http GET /v1/snapshots "$tmp/admin.token")"
 check_grep "POST on a query" "^405 " "$(http POST /v1/hosts "$tmp/read.token")"
