@@ -5,10 +5,12 @@
  *		write a realistic /sys/kernel/debug/lru_gen (or lru_gen_full,
  *		6.1 style or 6.12 style with --v612) of N memcgs (default 1000)
  *		x N nodes (default 2) x 4 generations; deterministic
- *	bench_parse once FILE
+ *	bench_parse once [--parse-only] FILE
  *		read FILE in 64 KiB pieces straight into the parser (as a
  *		collector reads debugfs), set the birth times, encode one
- *		SnapshotBatch; exit 0 (1 with a message on failure)
+ *		SnapshotBatch (not with --parse-only: the parse target's
+ *		measure; encoding is protobuf-c's); exit 0 (1 with a message
+ *		on failure)
  *	bench_parse loop FILE ITER
  *		the same work ITER times in one process, but reading FILE whole
  *		first so that the parse and encode steps are timed apart;
@@ -50,7 +52,7 @@ static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
 	fputs("usage: " PROG " gen [--full] [--v612] [--memcgs N] [--nodes N] OUT\n"
-	      "       " PROG " once FILE\n"
+	      "       " PROG " once [--parse-only] FILE\n"
 	      "       " PROG " loop FILE ITER\n"
 	      "       " PROG " spawn K FILE -- CMD [ARG...] [-- CMD [ARG...]]...\n",
 	      stderr);
@@ -580,7 +582,8 @@ static void run_once(const char *path, struct run_times *t)
 
 /*
  * once: what a collector does - read the file in pieces of STREAM_CHUNK
- * bytes straight into the parser (no copy of the whole text), then encode.
+ * bytes straight into the parser (no copy of the whole text), then encode
+ * (not with --parse-only).
  */
 #define STREAM_CHUNK (64 * 1024)
 
@@ -594,11 +597,12 @@ static int mode_once(int argc, char **argv)
 	const char *path;
 	uint8_t *out = NULL;
 	size_t out_len = 0;
+	bool parse_only = argc == 4 && !strcmp(argv[2], "--parse-only");
 	int fd;
 
-	if (argc != 3)
+	if (argc != 3 + parse_only)
 		usage();
-	path = argv[2];
+	path = argv[2 + parse_only];
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die("%s: %s", path, strerror(errno));
@@ -624,7 +628,10 @@ static int mode_once(int argc, char **argv)
 	if (lru_parser_finish(parser, &err))
 		die("%s: %s", path, err.msg);
 	lru_parser_free(parser);
-	encode(path, &snap, start_ms, end_ms, &out, &out_len);
+	if (parse_only)
+		lru_snapshot_set_times(&snap, start_ms, end_ms);
+	else
+		encode(path, &snap, start_ms, end_ms, &out, &out_len);
 	free(out);
 	lru_snapshot_release(&snap);
 	return 0;
