@@ -240,9 +240,9 @@ static void set_status(struct request *rq, unsigned status, enum reject why, con
 static bool authorize(struct http_server *s, struct MHD_Connection *c, struct request *rq,
 		      enum token_role need)
 {
-	const struct store_config *cfg = s->ctx->cfg;
+	const struct store_config *cfg = atomic_load(&s->ctx->auth);
 
-	if (cfg->insecure_no_auth)
+	if (s->ctx->cfg->insecure_no_auth)
 		return true;
 	rq->tok = auth_lookup(cfg->tokens, cfg->nr_tokens,
 			      MHD_lookup_connection_value(c, MHD_HEADER_KIND,

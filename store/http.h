@@ -35,6 +35,7 @@
 #ifndef STORE_HTTP_H
 #define STORE_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,7 +44,13 @@
 #include "metrics.h"
 
 struct store_ctx {
-	const struct store_config *cfg;
+	const struct store_config *cfg;	/* as started: listen, db, limits, insecure-no-auth */
+	/*
+	 * The config whose tokens authorize requests: cfg at the start, the newest
+	 * valid one after a SIGHUP (lrugen-store.c). The ones it replaces stay
+	 * allocated until exit: a request in flight may hold one of their tokens.
+	 */
+	const struct store_config *_Atomic auth;
 	struct store_db *db;
 	struct metrics *m;
 	int64_t started_ms;

@@ -6,6 +6,7 @@
  * writer thread owns every write (db.c); the main thread waits for
  * SIGINT/SIGTERM and then shuts down in order: stop accepting, let the
  * writer commit and acknowledge everything queued, stop HTTP, close.
+ * SIGHUP reads the config file and flags again (reload()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -96,12 +97,71 @@ static int load(struct store_config *cfg, struct conf_src *src, int argc, char *
 	return -1;
 }
 
+/* The configs a reload replaced: kept until exit (see store_ctx.auth). */
+struct retired {
+	struct store_config **v;
+	size_t n;
+};
+
+/* The reload's own rules: a server needs tokens unless it runs without auth. */
+static int reload_check(void *arg, const void *c, struct lru_error *err)
+{
+	const struct store_config *cfg = c;
+
+	(void)arg;
+	if (!cfg->nr_tokens && !cfg->insecure_no_auth)
+		return lru_fail(err, LRU_EINVAL, "no tokens configured"), -1;
+	return 0;
+}
+
+/*
+ * SIGHUP: build a new config from the same file and flags. The tokens and the
+ * log level take effect at once; every other setting at the next start (a
+ * reload says which changed). An invalid file keeps the old config.
+ */
+static void reload(struct store_ctx *ctx, const struct conf_src *src, struct retired *old)
+{
+	const struct store_config *cur = atomic_load(&ctx->auth);
+	struct store_config *next = calloc(1, sizeof(*next)), **grown;
+
+	grown = next ? realloc(old->v, (old->n + 1) * sizeof(*old->v)) : NULL;
+	if (!grown) {
+		log_error("reload: out of memory; keeping the old configuration");
+		free(next);
+		return;
+	}
+	old->v = grown;
+	if (conf_reload(&store_conf, src, cur, next, reload_check, NULL) < 0) {
+		free(next);
+		return;
+	}
+	log_set_level((enum log_level)next->log_level);
+	atomic_store(&ctx->auth, next);
+	old->v[old->n++] = next;
+	log_info("reload: %zu tokens and log-level %s in effect; other settings take effect "
+		 "at the next start", next->nr_tokens, log_level_names[next->log_level]);
+}
+
+/* What main holds after load: released at every exit. */
+static int finish(struct store_config *cfg, struct conf_src *src, struct retired *old, int rc)
+{
+	for (size_t i = 0; i < old->n; i++) {
+		conf_release(&store_conf, old->v[i]);
+		free(old->v[i]);
+	}
+	free(old->v);
+	conf_src_release(src);
+	conf_release(&store_conf, cfg);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static struct metrics metrics;
 	struct store_config cfg = { 0 };
 	struct conf_src src = { 0 };
 	struct store_ctx ctx = { 0 };
+	struct retired old = { 0 };
 	struct http_server *http = NULL;
 	struct store_db *db = NULL;
 	enum run_mode mode = RUN_SERVER;
@@ -113,58 +173,57 @@ int main(int argc, char **argv)
 	log_init("lrugen-store", true);
 	lru_error_clear(&err);
 	rc = load(&cfg, &src, argc, argv, &mode, &err);
-	conf_src_release(&src);
 	if (rc >= 0) {
 		if (rc == 2)
 			log_fatal("%s", err.msg);
-		conf_release(&store_conf, &cfg);
-		return rc;
+		return finish(&cfg, &src, &old, rc);
 	}
-	if (mode == RUN_HASH_TOKEN) {
-		conf_release(&store_conf, &cfg);
-		return hash_token();
-	}
+	if (mode == RUN_HASH_TOKEN)
+		return finish(&cfg, &src, &old, hash_token());
 	log_set_level((enum log_level)cfg.log_level);
 
 	/* every thread inherits the mask: only the main thread takes signals */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (db_open(&db, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg))) {
 		log_fatal("%s", msg);
 		db_close(db);
-		conf_release(&store_conf, &cfg);
-		return 1;
+		return finish(&cfg, &src, &old, 1);
 	}
 	if (mode == RUN_MIGRATE) {
 		db_close(db);
-		conf_release(&store_conf, &cfg);
-		return 0;
+		return finish(&cfg, &src, &old, 0);
 	}
 	ctx.cfg = &cfg;
+	atomic_init(&ctx.auth, &cfg);
 	ctx.db = db;
 	ctx.m = &metrics;
 	ctx.started_ms = lru_now_ms();
 	if (http_start(&http, &ctx, msg, sizeof(msg))) {
 		log_fatal("%s", msg);
 		db_close(db);
-		conf_release(&store_conf, &cfg);
-		return 1;
+		return finish(&cfg, &src, &old, 1);
 	}
 	log_info("database '%s' (sync=%s, raw snapshots kept %llus, %zu tokens)", cfg.db,
 		 cfg.sync == SYNC_FULL ? "full" : "normal",
 		 (unsigned long long)(cfg.raw_retention_ms / 1000), cfg.nr_tokens);
-	while (sigwait(&sigs, &sig) == EINTR)
-		;
+	for (;;) {
+		if (sigwait(&sigs, &sig))
+			continue;
+		if (sig != SIGHUP)
+			break;
+		reload(&ctx, &src, &old);
+	}
 	log_info("signal %d: finishing the requests in flight", sig);
 	http_quiesce(http);
 	db_stop_writer(db);	/* commits and acknowledges every queued job */
 	http_stop(http);
 	db_close(db);
-	conf_release(&store_conf, &cfg);
 	log_info("stopped");
-	return 0;
+	return finish(&cfg, &src, &old, 0);
 }

@@ -453,6 +453,31 @@ sql "$tmp/mig/db" 'PRAGMA user_version = 3'
 check_grep "a newer schema is refused" "has schema version 3, newer than this lrugen-store knows \(2\)" \
 	"$("$STORE_BIN" --db "$tmp/mig/db" --migrate 2>&1)"
 
+# --- SIGHUP: tokens and log level from the config again; a bad file keeps the old --------
+cp "$tmp/tokens.conf" "$tmp/hup.conf"
+start_store "$tmp" --config "$tmp/hup.conf" || { finish; exit 1; }
+printf 'token-new-%s\n' "$RANDOM$RANDOM" >"$tmp/new.token"
+status_with() { http GET /v1/hosts "$1" | cut -d' ' -f1; }
+check "before SIGHUP: the old read token" 200 "$(status_with "$tmp/read.token")"
+check "before SIGHUP: the new token is unknown" 401 "$(status_with "$tmp/new.token")"
+{
+	grep -v '^read-token' "$tmp/tokens.conf"
+	echo "read-token = $("$STORE_BIN" --hash-token <"$tmp/new.token")"
+	echo "log-level = debug"
+} >"$tmp/hup.conf"
+kill -HUP "$STORE_PID"
+wait_for "the reload's log line" 10 grep -q "reload: 4 tokens and log-level debug in effect" "$STORE_LOG" && pass
+check "after SIGHUP: the new read token" 200 "$(status_with "$tmp/new.token")"
+check "after SIGHUP: the old read token is refused" 401 "$(status_with "$tmp/read.token")"
+check "after SIGHUP: the admin token still reads" 200 "$(status_with "$tmp/admin.token")"
+check_grep "the reload names what changed" "config: log-level: 'info' -> 'debug'" "$(cat "$STORE_LOG")"
+echo "no-such-setting = 1" >>"$tmp/hup.conf"
+kill -HUP "$STORE_PID"
+wait_for "the refused reload's log line" 10 grep -q "unknown setting 'no-such-setting'; keeping the old configuration" "$STORE_LOG" && pass
+check "a bad file on SIGHUP keeps the tokens in effect" 200 "$(status_with "$tmp/new.token")"
+stop_store
+check "the store stops cleanly after reloads" 0 "$STORE_RC"
+
 # --insecure-no-auth: loudly logged, no token needed
 start_store "$tmp" --insecure-no-auth || { finish; exit 1; }
 check_grep "insecure mode is loud" "insecure-no-auth: EVERY REQUEST IS ACCEPTED" "$(cat "$STORE_LOG")"
