@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "lru_client.h"
 #include "lru_err.h"
 #include "lru_iface.h"
 #include "lru_kwrite.h"
@@ -36,14 +37,15 @@ enum cli_exit {
 };
 
 /*
- * What cli_setup() does after a command's options (struct cli_setup.flags);
- * it always reads the snapshot (cli_load) first.
+ * What cli_setup() does after a command's options (struct cli_setup.flags):
+ * it reads the snapshot (cli_load) first, except with CLI_NEED_STORE.
  */
 enum {
 	CLI_CHECK_SELECTION = 1u << 0,	/* a --memcg, --memcg-id or --node must match */
 	CLI_CHECK_ID = 1u << 1,		/* only --memcg-id is checked before the work */
 	CLI_MGLRU_WARN = 1u << 2,	/* warn when MGLRU is off */
 	CLI_MGLRU_NEED = 1u << 3,	/* refuse (exit 3) when MGLRU is off */
+	CLI_NEED_STORE = 1u << 4,	/* no snapshot: open the store (cli->client) */
 };
 
 struct cli_setup {
@@ -64,6 +66,9 @@ struct cli {
 	struct lru_damon damon;	/* DAMON monitors seen by the last cli_load */
 	struct lru_kwriter kw;	/* where commands go (lru_kwrite_lruvec); main closes it */
 	const struct cli_setup *setup;	/* the running command's, from the table */
+	/* CLI_STORE_OPTS: --store (else $LRUGEN_STORE), --token-file (else $LRUGEN_TOKEN), --ca-file */
+	const char *store, *token_file, *ca_file;
+	struct lru_client *client;	/* CLI_NEED_STORE: the store; main frees it */
 };
 
 struct cli_cmd {
@@ -106,7 +111,8 @@ int cli_fail(const struct lru_error *err);
 /*
  * Options every command takes: --root DIR, --interface auto|cgroup|debugfs,
  * --json, -h/--help; commands that
- * select lruvecs add CLI_SELECT_OPTS (--memcg, --memcg-id, --node). Commands
+ * select lruvecs add CLI_SELECT_OPTS (--memcg, --memcg-id, --node), commands
+ * that ask the store CLI_STORE_OPTS (--store, --token-file, --ca-file). Commands
  * put them in their struct option[] and pass options they do not know to
  * cli_common_opt(), which returns -1 when it handled the option (go on), or
  * the exit code to return: 0 after printing usage for -h, 2 after an error.
@@ -118,6 +124,9 @@ int cli_fail(const struct lru_error *err);
 #define CLI_OPT_MEMCG_ID 0x1003
 #define CLI_OPT_NODE 0x1004
 #define CLI_OPT_IFACE 0x1005
+#define CLI_OPT_STORE 0x1006
+#define CLI_OPT_TOKEN_FILE 0x1007
+#define CLI_OPT_CA_FILE 0x1008
 #define CLI_COMMON_OPTS                                             \
 	{ "root", required_argument, NULL, CLI_OPT_ROOT },          \
 	{ "interface", required_argument, NULL, CLI_OPT_IFACE },    \
@@ -127,6 +136,11 @@ int cli_fail(const struct lru_error *err);
 	{ "memcg", required_argument, NULL, CLI_OPT_MEMCG },        \
 	{ "memcg-id", required_argument, NULL, CLI_OPT_MEMCG_ID },  \
 	{ "node", required_argument, NULL, CLI_OPT_NODE }
+/* for commands with CLI_NEED_STORE */
+#define CLI_STORE_OPTS                                                  \
+	{ "store", required_argument, NULL, CLI_OPT_STORE },            \
+	{ "token-file", required_argument, NULL, CLI_OPT_TOKEN_FILE },  \
+	{ "ca-file", required_argument, NULL, CLI_OPT_CA_FILE }
 struct cli_select;
 int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char *usage);
 /* After getopt: CLI_USAGE with a message if arguments are left, else 0. */
@@ -165,11 +179,14 @@ int cli_set_interface(struct cli *cli, const char *name, const char *from);
 int cli_load(struct cli *cli, struct lru_snapshot *snap);
 
 /*
- * The setup of a command that reads generations, as setup's flags say:
- * initialise snap and cli_load() it, check the selection sel (may be NULL),
- * warn about or refuse MGLRU off. Returns an exit code; the caller releases
- * snap whatever it is.
+ * The setup of a command, as setup's flags say: with CLI_NEED_STORE open the
+ * store into cli->client (sel and snap unused, may be NULL); else initialise
+ * snap and cli_load() it, check the selection sel (may be NULL), warn about
+ * or refuse MGLRU off. Returns an exit code; the caller releases snap
+ * whatever it is.
  */
+/* The exit code of a store client's error, after printing err's message. */
+int cli_store_failed(enum lru_err rc, const struct lru_error *err);
 int cli_setup(struct cli *cli, const struct cli_setup *setup, const struct cli_select *sel,
 	      struct lru_snapshot *snap);
 

@@ -1,7 +1,6 @@
 /* cmd-fleet.c - lrugen fleet: ask lrugen-store the fleet questions (hosts cold rank wss timeline capacity). */
 #include "cli.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,7 @@ static const char *const cmd_names[F_NR] = {
 };
 
 enum fleet_opt {
-	O_STORE = 0x2000, O_TOKEN_FILE, O_CA_FILE, O_THRESHOLD, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
+	O_THRESHOLD = 0x2000, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
 	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS, O_AFTER,
 };
 
@@ -75,9 +74,7 @@ static const struct fleet_param {
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
 
 struct fleet {
-	const char *store, *token_file, *ca_file;
 	struct lru_client_param value[NR_PARAMS];	/* params[]' names, the values given */
-	char *token;
 	struct lru_client_resp resp;
 };
 
@@ -91,65 +88,20 @@ static const char *value_of(const struct fleet *f, int opt)
 
 /* ---- talking to the store ----------------------------------------------------- */
 
-static int read_token(struct fleet *f)
+/* GET the command's route from the store cli_setup opened into f->resp; an exit code. */
+static int get(struct cli *cli, struct fleet *f, enum fleet_cmd cmd)
 {
-	const char *env = getenv("LRUGEN_TOKEN");
-	char buf[4096];
-	FILE *fp;
-	size_t n;
-
-	if (!f->token_file) {
-		f->token = env && *env ? strdup(env) : NULL;
-		return 0;
-	}
-	fp = fopen(f->token_file, "r");
-	if (!fp) {
-		cli_err("cannot read token file '%s': %s", f->token_file, strerror(errno));
-		return CLI_ENV;
-	}
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	f->token = strdup(buf);
-	memset(buf, 0, sizeof(buf));
-	return 0;
-}
-
-/* GET the command's route into f->resp; an exit code with a one-line error. */
-static int get(struct fleet *f, enum fleet_cmd cmd)
-{
-	const struct lru_client_opts opts = {
-		.url = f->store, .token = f->token, .ca_file = f->ca_file,
-		.agent = "lrugen/" LRUGEN_VERSION, .connect_timeout_ms = 10000, .timeout_ms = 120000,
-	};
 	const struct lru_client_req rq = {
 		.route = routes[cmd], .params = f->value, .nr_params = NR_PARAMS,
 	};
-	struct lru_client *c;
 	struct lru_error err;
 	enum lru_err rc;
 
 	lru_error_clear(&err);
-	rc = lru_client_new(&opts, &c, &err);
-	if (!rc)
-		rc = lru_client_do(c, &rq, &f->resp, &err);
+	rc = lru_client_do(cli->client, &rq, &f->resp, &err);
 	if (!rc)
 		rc = lru_client_check(&f->resp, &err);
-	lru_client_free(c);
-	if (!rc)
-		return CLI_OK;
-	cli_err("%s", err.msg);
-	switch (rc) {
-	case LRU_EIO:		/* no answer */
-	case LRU_EACCES:
-		return CLI_ENV;
-	case LRU_EINVAL:	/* 400, 404: the store's own message */
-	case LRU_ENOENT:
-		return CLI_USAGE;
-	default:
-		return CLI_FAIL;
-	}
+	return rc ? cli_store_failed(rc, &err) : CLI_OK;
 }
 
 /* ---- tables ----------------------------------------------------------------------- */
@@ -485,9 +437,6 @@ static int check_value(int opt, const char *v)
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "store", required_argument, NULL, O_STORE },
-		{ "token-file", required_argument, NULL, O_TOKEN_FILE },
-		{ "ca-file", required_argument, NULL, O_CA_FILE },
 		{ "threshold", required_argument, NULL, O_THRESHOLD },
 		{ "by", required_argument, NULL, O_BY },
 		{ "memcg-glob", required_argument, NULL, O_MEMCG_GLOB },
@@ -501,6 +450,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "since", required_argument, NULL, O_SINCE },
 		{ "thresholds", required_argument, NULL, O_THRESHOLDS },
 		{ "after", required_argument, NULL, O_AFTER },
+		CLI_STORE_OPTS,
 		CLI_COMMON_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -512,25 +462,11 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < NR_PARAMS; i++)
 		f.value[i].name = params[i].name;
 
-	f.store = getenv("LRUGEN_STORE");
-	if (!f.store || !*f.store)
-		f.store = "http://127.0.0.1:7070";
 	/* "+": stop at the command; the same options are parsed again after it */
 	for (int pass = 0; pass < 2; pass++) {
 		while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 			size_t i;
 
-			switch (opt) {
-			case O_STORE:
-				f.store = optarg;
-				continue;
-			case O_TOKEN_FILE:
-				f.token_file = optarg;
-				continue;
-			case O_CA_FILE:
-				f.ca_file = optarg;
-				continue;
-			}
 			for (i = 0; i < NR_PARAMS && params[i].opt != opt; i++)
 				;
 			if (i < NR_PARAMS) {
@@ -576,9 +512,9 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			cmd == F_RANK ? "--need SIZE" : cmd == F_WSS ? "--memcg-glob G" : "--host H");
 		return CLI_USAGE;
 	}
-	rc = read_token(&f);
+	rc = cli_setup(cli, cli->setup, NULL, NULL);
 	if (!rc)
-		rc = get(&f, (enum fleet_cmd)cmd);
+		rc = get(cli, &f, (enum fleet_cmd)cmd);
 	if (!rc && cli->json) {
 		if (fwrite(body->data, 1, body->len, stdout) != body->len ||
 		    (body->len && body->data[body->len - 1] != '\n' && putchar('\n') == EOF))
@@ -592,10 +528,6 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			printers[cmd](doc);
 			json_decref(doc);
 		}
-	}
-	if (f.token) {
-		memset(f.token, 0, strlen(f.token));
-		free(f.token);
 	}
 	lru_client_resp_release(&f.resp);
 	return rc;

@@ -81,6 +81,15 @@ int cli_common_opt(struct cli *cli, struct cli_select *sel, int opt, const char 
 		return -1;
 	case CLI_OPT_IFACE:
 		return cli_set_interface(cli, optarg, "--interface") ? CLI_USAGE : -1;
+	case CLI_OPT_STORE:
+		cli->store = optarg;
+		return -1;
+	case CLI_OPT_TOKEN_FILE:
+		cli->token_file = optarg;
+		return -1;
+	case CLI_OPT_CA_FILE:
+		cli->ca_file = optarg;
+		return -1;
 	case 'h':
 		return cli_usage(usage, false);
 	}
@@ -269,12 +278,82 @@ int cli_load(struct cli *cli, struct lru_snapshot *snap)
 	return CLI_OK;
 }
 
+int cli_store_failed(enum lru_err rc, const struct lru_error *err)
+{
+	cli_err("%s", err->msg);
+	switch (rc) {
+	case LRU_EIO:		/* no answer */
+	case LRU_EACCES:
+		return CLI_ENV;
+	case LRU_EINVAL:	/* 400, 404: the store's own message */
+	case LRU_ENOENT:
+		return CLI_USAGE;
+	default:
+		return CLI_FAIL;
+	}
+}
+
+/* The token: the first line of --token-file, else $LRUGEN_TOKEN, else none (NULL). */
+static int store_token(const struct cli *cli, char **token)
+{
+	const char *env = getenv("LRUGEN_TOKEN");
+	char buf[4096];
+	FILE *fp;
+	size_t n;
+
+	*token = NULL;
+	if (!cli->token_file) {
+		*token = env && *env ? strdup(env) : NULL;
+		return 0;
+	}
+	fp = fopen(cli->token_file, "r");
+	if (!fp) {
+		cli_err("cannot read token file '%s': %s", cli->token_file, strerror(errno));
+		return CLI_ENV;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	*token = strdup(buf);
+	memset(buf, 0, sizeof(buf));
+	return 0;
+}
+
+/* CLI_NEED_STORE: the client of --store (else $LRUGEN_STORE, else the local default). */
+static int store_open(struct cli *cli)
+{
+	const char *env = getenv("LRUGEN_STORE");
+	struct lru_client_opts opts = {
+		.url = cli->store ? cli->store : env && *env ? env : "http://127.0.0.1:7070",
+		.ca_file = cli->ca_file, .agent = "lrugen/" LRUGEN_VERSION,
+		.connect_timeout_ms = 10000, .timeout_ms = 120000,
+	};
+	struct lru_error err;
+	enum lru_err rc;
+	char *token;
+	int code = store_token(cli, &token);
+
+	if (code)
+		return code;
+	opts.token = token;
+	lru_error_clear(&err);
+	rc = lru_client_new(&opts, &cli->client, &err);
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
+	return rc ? cli_store_failed(rc, &err) : CLI_OK;
+}
+
 int cli_setup(struct cli *cli, const struct cli_setup *setup, const struct cli_select *sel,
 	      struct lru_snapshot *snap)
 {
 	bool named = sel && (sel->memcg || sel->have_id || sel->node >= 0);
 	int rc;
 
+	if (setup->flags & CLI_NEED_STORE)
+		return store_open(cli);
 	lru_snapshot_init(snap);
 	rc = cli_load(cli, snap);
 	if (!rc && named && ((setup->flags & CLI_CHECK_SELECTION) ||

@@ -19,13 +19,13 @@ static const struct cli_cmd commands[] = {
 	  "create a new generation (a steady pace turns sizes into page ages)" },
 	{ "evict", cmd_evict, { CLI_CHECK_SELECTION | CLI_MGLRU_NEED, "its generations are empty" },
 	  "proactively reclaim generations idle longer than a duration" },
-	/* these read no snapshot, or their own way */
+	/* these read no snapshot, or their own way; fleet asks the store */
 	{ "doctor", cmd_doctor, { 0, NULL },
 	  "check this host for MGLRU, debugfs, cgroup v2, root and swap" },
 	{ "enable", cmd_enable, { 0, NULL }, "turn MGLRU on (lru_gen/enabled)" },
 	{ "cmd", cmd_cmd, { 0, NULL },
 	  "write raw '+'/'-' commands, checked first against a fresh read" },
-	{ "fleet", cmd_fleet, { 0, NULL },
+	{ "fleet", cmd_fleet, { CLI_NEED_STORE, NULL },
 	  "ask lrugen-store: hosts, cold, rank, wss, timeline, capacity" },
 };
 
@@ -123,6 +123,7 @@ int main(int argc, char **argv)
 			cli.setup = &commands[c].setup;
 			rc = commands[c].run(&cli, argc - i, argv + i);
 			lru_kwrite_close(&cli.kw);
+			lru_client_free(cli.client);
 			return cli_finish(rc);
 		}
 	}
