@@ -293,34 +293,10 @@ int cli_store_failed(enum lru_err rc, const struct lru_error *err)
 	}
 }
 
-/* The token: the first line of --token-file, else $LRUGEN_TOKEN, else none (NULL). */
-static int store_token(const struct cli *cli, char **token)
-{
-	const char *env = getenv("LRUGEN_TOKEN");
-	char buf[4096];
-	FILE *fp;
-	size_t n;
-
-	*token = NULL;
-	if (!cli->token_file) {
-		*token = env && *env ? strdup(env) : NULL;
-		return 0;
-	}
-	fp = fopen(cli->token_file, "r");
-	if (!fp) {
-		cli_err("cannot read token file '%s': %s", cli->token_file, strerror(errno));
-		return CLI_ENV;
-	}
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	*token = strdup(buf);
-	memset(buf, 0, sizeof(buf));
-	return 0;
-}
-
-/* CLI_NEED_STORE: the client of --store (else $LRUGEN_STORE, else the local default). */
+/*
+ * CLI_NEED_STORE: the client of --store (else $LRUGEN_STORE, else the local
+ * default) with the token of --token-file (else $LRUGEN_TOKEN, else none).
+ */
 static int store_open(struct cli *cli)
 {
 	const char *env = getenv("LRUGEN_STORE");
@@ -329,15 +305,22 @@ static int store_open(struct cli *cli)
 		.ca_file = cli->ca_file, .agent = "lrugen/" LRUGEN_VERSION,
 		.connect_timeout_ms = 10000, .timeout_ms = 120000,
 	};
+	const char *token_env = getenv("LRUGEN_TOKEN");
 	struct lru_error err;
-	enum lru_err rc;
-	char *token;
-	int code = store_token(cli, &token);
+	enum lru_err rc = LRU_OK;
+	char *token = NULL;
 
-	if (code)
-		return code;
-	opts.token = token;
 	lru_error_clear(&err);
+	if (cli->token_file)
+		rc = lru_client_read_token(cli->token_file, &token, &err);
+	else if (token_env && *token_env)
+		opts.token = token_env;
+	if (rc) {
+		cli_err("%s", err.msg);
+		return CLI_ENV;
+	}
+	if (token)
+		opts.token = token;
 	rc = lru_client_new(&opts, &cli->client, &err);
 	if (token) {
 		memset(token, 0, strlen(token));

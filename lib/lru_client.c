@@ -2,7 +2,9 @@
 #include "lru_client.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -88,6 +90,26 @@ enum lru_err lru_client_set_token(struct lru_client *c, const char *token,
 {
 	wipe_free(c->token);
 	return dup_opt(&c->token, token, err);
+}
+
+enum lru_err lru_client_read_token(const char *file, char **token, struct lru_error *err)
+{
+	char buf[4096];
+	FILE *fp = fopen(file, "re");
+	int e = errno;
+	size_t n;
+
+	*token = NULL;
+	if (!fp)
+		return lru_fail(err, e == ENOENT ? LRU_ENOENT : LRU_EACCES,
+				"cannot read token file '%s': %s", file, strerror(e));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	*token = strdup(buf);
+	memset(buf, 0, sizeof(buf));
+	return *token ? LRU_OK : lru_fail(err, LRU_ENOMEM, "out of memory reading a token");
 }
 
 const char *lru_client_url(const struct lru_client *c)

@@ -91,6 +91,12 @@ void lru_client_free(struct lru_client *c);
 /* Replace the token (NULL or "": none). */
 enum lru_err lru_client_set_token(struct lru_client *c, const char *token,
 				  struct lru_error *err);
+/*
+ * A bearer token from a file: its first line (at most 4 KiB), malloc'd in
+ * *token (wipe and free it). LRU_ENOENT/LRU_EACCES "cannot read token file
+ * 'F': why", LRU_ENOMEM.
+ */
+enum lru_err lru_client_read_token(const char *file, char **token, struct lru_error *err);
 /* The base URL without trailing slashes. */
 const char *lru_client_url(const struct lru_client *c);
 

@@ -40,10 +40,3 @@ void budget_give(struct budget *b, uint64_t bytes)
 {
 	atomic_fetch_sub(&b->used, bytes);
 }
-
-uint64_t budget_free(struct budget *b)
-{
-	uint64_t used = atomic_load(&b->used);
-
-	return used >= b->limit ? 0 : b->limit - used;
-}

@@ -30,7 +30,5 @@ bool budget_take(struct budget *b, uint64_t bytes);
 uint64_t budget_take_upto(struct budget *b, uint64_t want, uint64_t least);
 /* Give back bytes taken before. */
 void budget_give(struct budget *b, uint64_t bytes);
-/* The bytes not held now. */
-uint64_t budget_free(struct budget *b);
 
 #endif

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lru_client.h"
 #include "lru_esc.h"
 #include "lru_sys.h"
 #include "lru_units.h"
@@ -124,14 +125,11 @@ static int exit_code(enum lru_err rc)
 static char *read_token(const char *file)
 {
 	struct lru_error err;
-	char *data;
-	size_t len;
+	char *token;
 
-	if (lru_sys_read(NULL, file, 1 << 16, &data, &len, &err))
+	if (lru_client_read_token(file, &token, &err))
 		die(EXIT_ENV, "--token-file: %s", err.msg);
-	while (len && (data[len - 1] == '\n' || data[len - 1] == '\r' || data[len - 1] == ' '))
-		data[--len] = '\0';
-	return data;
+	return token;
 }
 
 static uint64_t parse_dur(const char *opt, const char *arg)
