@@ -113,7 +113,8 @@ int cli_fail(const struct lru_error *err);
  * --json, -h/--help; commands that
  * select lruvecs add CLI_SELECT_OPTS (--memcg, --memcg-id, --node), commands
  * that ask the store CLI_STORE_OPTS (--store, --token-file, --ca-file). Commands
- * put them in their struct option[] and pass options they do not know to
+ * put them in their struct option[], CLI_COMMON_OPTS last (it ends the
+ * array), and pass options they do not know to
  * cli_common_opt(), which returns -1 when it handled the option (go on), or
  * the exit code to return: 0 after printing usage for -h, 2 after an error.
  * sel may be NULL for commands without CLI_SELECT_OPTS.
@@ -131,7 +132,8 @@ int cli_fail(const struct lru_error *err);
 	{ "root", required_argument, NULL, CLI_OPT_ROOT },          \
 	{ "interface", required_argument, NULL, CLI_OPT_IFACE },    \
 	{ "json", no_argument, NULL, CLI_OPT_JSON },                \
-	{ "help", no_argument, NULL, 'h' }
+	{ "help", no_argument, NULL, 'h' },                         \
+	{ NULL, 0, NULL, 0 }
 #define CLI_SELECT_OPTS                                             \
 	{ "memcg", required_argument, NULL, CLI_OPT_MEMCG },        \
 	{ "memcg-id", required_argument, NULL, CLI_OPT_MEMCG_ID },  \

@@ -41,7 +41,6 @@ int cmd_age(struct cli *cli, int argc, char **argv)
 		{ "no-force", no_argument, NULL, 'f' },
 		{ "keep-damon", no_argument, NULL, 'K' },
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_select sel;
 	bool can_swap = true, force = true, keep_damon = false;

@@ -34,7 +34,6 @@ static int cmd_options(struct cli *cli, int argc, char **argv, bool *check, bool
 		{ "no-check", no_argument, NULL, 'n' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	int nopt = 1, opt, rc;
 

@@ -233,13 +233,11 @@ static void check_mounts_and_access(struct doctor *d)
 	lru_sys_read(d->cli->root, "/proc/mounts", 1 << 20, &mounts, NULL, NULL);
 	if (mounted(mounts, "/sys/kernel/debug", "debugfs"))
 		finding(d, "debugfs", ST_OK, NULL, "mounted at /sys/kernel/debug");
-	else if (d->cgroup)
-		finding(d, "debugfs", ST_WARN, "mount -t debugfs none /sys/kernel/debug",
+	else	/* with memory.lru_gen in use, only the root memcg needs debugfs */
+		finding(d, "debugfs", d->cgroup ? ST_WARN : ST_FAIL,
+			"mount -t debugfs none /sys/kernel/debug", d->cgroup ?
 			"not mounted at /sys/kernel/debug: only the root memcg needs it "
-			"(memory.lru_gen is in use)");
-	else
-		finding(d, "debugfs", ST_FAIL, "mount -t debugfs none /sys/kernel/debug",
-			"not mounted at /sys/kernel/debug");
+			"(memory.lru_gen is in use)" : "not mounted at /sys/kernel/debug");
 
 	if (!lru_sys_read_line(d->cli->root, "/sys/kernel/security/lockdown", lockdown,
 			       sizeof(lockdown), NULL)) {
@@ -362,7 +360,7 @@ static void check_root_and_swap(struct doctor *d)
 
 int cmd_doctor(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_COMMON_OPTS, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { CLI_COMMON_OPTS };
 	struct doctor d = { .cli = cli };
 	int opt, rc;
 

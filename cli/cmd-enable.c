@@ -31,7 +31,6 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 		{ "bits", required_argument, NULL, 'b' },
 		{ "keep-damon", no_argument, NULL, 'K' },
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	const char *bits = NULL;
 	bool keep_damon = false;

@@ -359,7 +359,6 @@ static int evict_options(struct cli *cli, int argc, char **argv, struct evict_op
 		{ "swappiness", required_argument, NULL, 's' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	struct lru_error err;
 	bool have_older = false;

@@ -452,7 +452,6 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "after", required_argument, NULL, O_AFTER },
 		CLI_STORE_OPTS,
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	struct fleet f = { 0 };
 	const struct lru_buf *body = &f.resp.body;

@@ -224,7 +224,6 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 		CLI_SELECT_OPTS,
 		{ "full", no_argument, NULL, 'f' },
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_select sel;
 	struct lru_snapshot snap;

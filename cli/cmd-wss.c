@@ -177,7 +177,6 @@ static int wss_options(struct cli *cli, int argc, char **argv, struct wss_opts *
 		{ "all", no_argument, NULL, 'A' },
 		{ "keep-damon", no_argument, NULL, 'K' },
 		CLI_COMMON_OPTS,
-		{ NULL, 0, NULL, 0 },
 	};
 	struct lru_error err;
 	int opt, rc;

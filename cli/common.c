@@ -305,22 +305,16 @@ static int store_open(struct cli *cli)
 		.ca_file = cli->ca_file, .agent = "lrugen/" LRUGEN_VERSION,
 		.connect_timeout_ms = 10000, .timeout_ms = 120000,
 	};
-	const char *token_env = getenv("LRUGEN_TOKEN");
 	struct lru_error err;
-	enum lru_err rc = LRU_OK;
 	char *token = NULL;
+	enum lru_err rc;
 
 	lru_error_clear(&err);
-	if (cli->token_file)
-		rc = lru_client_read_token(cli->token_file, &token, &err);
-	else if (token_env && *token_env)
-		opts.token = token_env;
-	if (rc) {
+	if (cli->token_file && lru_client_read_token(cli->token_file, &token, &err)) {
 		cli_err("%s", err.msg);
 		return CLI_ENV;
 	}
-	if (token)
-		opts.token = token;
+	opts.token = token ? token : getenv("LRUGEN_TOKEN");
 	rc = lru_client_new(&opts, &cli->client, &err);
 	if (token) {
 		memset(token, 0, strlen(token));

@@ -18,7 +18,6 @@
 #include "lru_model.h"
 
 #define RESP_MAX 4096
-#define TOKEN_MAX 4096
 
 struct ship {
 	struct lru_client *client;	/* made by ship_run from the config, dropped by ship_reset */
@@ -32,7 +31,7 @@ struct ship {
 	uint64_t max_bytes;		/* learned from 413s; 0 = batch_max_bytes */
 	size_t max_records;		/* lowered by 400/415 splits; 0 = batch_max_snapshots */
 	char last_error[256];		/* logged once per streak */
-	char token[TOKEN_MAX];
+	char *token;			/* of the token file, or NULL */
 	struct stat token_st;		/* of the token file when it was read */
 	struct lru_client_resp resp;	/* of the last request */
 	uint64_t rng;
@@ -70,13 +69,21 @@ struct ship *ship_new(bool (*should_stop)(void))
 	return s;
 }
 
+static void wipe_token(struct ship *s)
+{
+	if (s->token)
+		memset(s->token, 0, strlen(s->token));
+	free(s->token);
+	s->token = NULL;
+}
+
 void ship_free(struct ship *s)
 {
 	if (!s)
 		return;
 	lru_client_free(s->client);
 	lru_client_resp_release(&s->resp);
-	memset(s->token, 0, sizeof(s->token));
+	wipe_token(s);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -121,36 +128,30 @@ static uint64_t next_random(struct ship *s)
 /* (Re)read the token when the file changed; keep the old one if it became unreadable. */
 static void load_token(struct ship *s, const char *file)
 {
+	struct lru_error err;
 	struct stat st;
-	FILE *f;
-	size_t n;
+	char *token;
 
-	if (!file[0]) {
-		s->token[0] = '\0';
-		return;
-	}
-	if (stat(file, &st)) {
-		log_error("cannot read token_file '%s': %s", file, strerror(errno));
+	if (!file[0] || stat(file, &st)) {
+		if (file[0])
+			log_error("cannot read token file '%s': %s", file, strerror(errno));
 		return;
 	}
 	if (st.st_ino == s->token_st.st_ino && st.st_size == s->token_st.st_size &&
 	    st.st_mtim.tv_sec == s->token_st.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == s->token_st.st_mtim.tv_nsec)
 		return;
-	f = fopen(file, "r");
-	if (!f) {
-		log_error("cannot read token_file '%s': %s", file, strerror(errno));
+	if (lru_client_read_token(file, &token, &err)) {
+		log_error("%s", err.msg);
 		return;
 	}
-	n = fread(s->token, 1, sizeof(s->token) - 1, f);
-	fclose(f);
-	s->token[n] = '\0';
-	s->token[strcspn(s->token, "\r\n")] = '\0';
+	wipe_token(s);
+	s->token = token;
 	s->token_st = st;
 	if (s->client && lru_client_set_token(s->client, s->token, NULL))
 		log_error("out of memory setting the token");
 	if (st.st_mode & 077)
-		log_warn("token_file '%s' is readable by other users (chmod 600 it)", file);
+		log_warn("token file '%s' is readable by other users (chmod 600 it)", file);
 }
 
 /* ---- building a batch from the spool ---------------------------------------------- */

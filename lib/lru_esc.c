@@ -178,14 +178,6 @@ size_t lru_esc(char *dst, size_t size, const char *s, size_t n, enum lru_esc_mod
 	return full;
 }
 
-size_t lru_esc_bytes(uint8_t *dst, size_t size, const char *s, size_t n, enum lru_esc_mode mode)
-{
-	size_t w;
-
-	escape(dst, size, s, n, mode, &w);
-	return w;
-}
-
 enum lru_err lru_esc_buf(struct lru_buf *b, const char *s, size_t n, enum lru_esc_mode mode,
 			 struct lru_error *err)
 {

@@ -76,13 +76,6 @@ enum lru_esc_mode {
 size_t lru_esc(char *dst, size_t size, const char *s, size_t n, enum lru_esc_mode mode);
 
 /*
- * The same without the NUL: at most size bytes of whole characters and
- * escapes into dst; returns how many were written. For writers that place
- * text between bytes already written (lru_pb's encoder).
- */
-size_t lru_esc_bytes(uint8_t *dst, size_t size, const char *s, size_t n, enum lru_esc_mode mode);
-
-/*
  * Append the escaped text to b, whole; b->data[b->len] is a NUL (not
  * counted) afterwards. LRU_ERANGE past b->max, LRU_ENOMEM.
  */

@@ -62,6 +62,19 @@ static int run_option(void *arg, int opt, const char *optarg, struct lru_error *
 	return 0;
 }
 
+/* A server's own rule, at start and on reload: tokens, unless it runs without auth. */
+static int reload_check(void *arg, const void *c, struct lru_error *err)
+{
+	const struct store_config *cfg = c;
+
+	(void)arg;
+	if (!cfg->nr_tokens && !cfg->insecure_no_auth)
+		return lru_fail(err, LRU_EINVAL, "no tokens configured: add ingest-token/read-token/"
+				"admin-token lines to a --config file, or pass --insecure-no-auth "
+				"for a local demo"), -1;
+	return 0;
+}
+
 /* Settings and mode from the command line and the config file, checked for the mode. */
 static int load(struct store_config *cfg, struct conf_src *src, int argc, char **argv,
 		enum run_mode *mode, struct lru_error *err)
@@ -88,13 +101,7 @@ static int load(struct store_config *cfg, struct conf_src *src, int argc, char *
 		lru_fail(err, LRU_EINVAL, "no database: pass --db FILE (or 'db = FILE' in the config)");
 		return 2;
 	}
-	if (*mode == RUN_SERVER && !cfg->nr_tokens && !cfg->insecure_no_auth) {
-		lru_fail(err, LRU_EINVAL, "no tokens configured: add ingest-token/read-token/"
-			 "admin-token lines to a --config file, or pass --insecure-no-auth for a "
-			 "local demo");
-		return 2;
-	}
-	return -1;
+	return *mode == RUN_SERVER && reload_check(NULL, cfg, err) ? 2 : -1;
 }
 
 /* The configs a reload replaced: kept until exit (see store_ctx.auth). */
@@ -102,17 +109,6 @@ struct retired {
 	struct store_config **v;
 	size_t n;
 };
-
-/* The reload's own rules: a server needs tokens unless it runs without auth. */
-static int reload_check(void *arg, const void *c, struct lru_error *err)
-{
-	const struct store_config *cfg = c;
-
-	(void)arg;
-	if (!cfg->nr_tokens && !cfg->insecure_no_auth)
-		return lru_fail(err, LRU_EINVAL, "no tokens configured"), -1;
-	return 0;
-}
 
 /*
  * SIGHUP: build a new config from the same file and flags. The tokens and the

@@ -122,16 +122,6 @@ static int exit_code(enum lru_err rc)
 	return rc == LRU_ENOENT || rc == LRU_EACCES || rc == LRU_ENOTSUP ? EXIT_ENV : 1;
 }
 
-static char *read_token(const char *file)
-{
-	struct lru_error err;
-	char *token;
-
-	if (lru_client_read_token(file, &token, &err))
-		die(EXIT_ENV, "--token-file: %s", err.msg);
-	return token;
-}
-
 static uint64_t parse_dur(const char *opt, const char *arg)
 {
 	struct lru_error err;
@@ -251,11 +241,14 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		die(EXIT_USAGE, "%s: %s", iface_from, err.msg);
 	if (!!cl->src.root + !!cl->src.replay + !!cl->src.store > 1)
 		die(EXIT_USAGE, "--root, --replay and --store are exclusive: pick one source");
-	if (cl->src.store) {
-		if (cl->token_file)
-			cl->src.token = read_token(cl->token_file);
-		else if (getenv("LRUGEN_TOKEN"))
-			cl->src.token = getenv("LRUGEN_TOKEN");
+	if (cl->src.store && cl->token_file) {
+		char *token;
+
+		if (lru_client_read_token(cl->token_file, &token, &err))
+			die(EXIT_ENV, "--token-file: %s", err.msg);
+		cl->src.token = token;
+	} else if (cl->src.store) {
+		cl->src.token = getenv("LRUGEN_TOKEN");
 	}
 }
 

@@ -153,13 +153,15 @@ static void test_truncation(void **state)
 		if (size < sizeof(buf) && buf[size] != 'Z')
 			fail_msg("size %zu: wrote past the buffer", size);
 	}
-	/* lru_esc_bytes: no NUL, the bytes after untouched */
-	memset(buf, 'Z', sizeof(buf));
-	assert_int_equal(lru_esc_bytes((uint8_t *)buf, 5, S("\xffxy"), LRU_ESC_UTF8), 5);
-	assert_memory_equal(buf, "\\xffxZ", 6);
-	assert_int_equal(lru_esc_bytes((uint8_t *)buf, 3, S("\xffxy"), LRU_ESC_UTF8), 0);
-	assert_int_equal(lru_esc_bytes((uint8_t *)buf, 3, S("a\xc3\xa9"), LRU_ESC_UTF8), 3);
-	assert_int_equal(lru_esc_bytes((uint8_t *)buf, 2, S("a\xc3\xa9"), LRU_ESC_UTF8), 1);
+	/* cut at whole characters and escapes: never half an escape or a UTF-8 sequence */
+	lru_esc(buf, 6, S("\xffxy"), LRU_ESC_UTF8);
+	assert_string_equal(buf, "\\xffx");
+	lru_esc(buf, 4, S("\xffxy"), LRU_ESC_UTF8);
+	assert_string_equal(buf, "");
+	lru_esc(buf, 4, S("a\xc3\xa9"), LRU_ESC_UTF8);
+	assert_string_equal(buf, "a\xc3\xa9");
+	lru_esc(buf, 3, S("a\xc3\xa9"), LRU_ESC_UTF8);
+	assert_string_equal(buf, "a");
 }
 
 static void test_buf(void **state)
