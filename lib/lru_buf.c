@@ -1,5 +1,7 @@
 #include "lru_buf.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +53,25 @@ enum lru_err lru_buf_append(struct lru_buf *b, const void *data, size_t len,
 	if (len)
 		memcpy(b->data + b->len, data, len);
 	b->len += len;
+	return LRU_OK;
+}
+
+enum lru_err lru_buf_printf(struct lru_buf *b, struct lru_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return lru_fail(err, LRU_EINVAL, "cannot format text");
+	if (lru_buf_reserve(b, (size_t)n + 1, err))
+		return LRU_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
 	return LRU_OK;
 }
 

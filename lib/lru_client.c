@@ -190,11 +190,16 @@ static enum lru_err gzip_into(const void *in, size_t len, struct lru_buf *out,
 				   : lru_fail(err, LRU_ENOMEM, "cannot gzip the request body");
 }
 
+static bool is_post(const struct lru_client_req *rq)
+{
+	return rq->route < LRU_ROUTE_NR ? lru_route(rq->route)->post : rq->body != NULL;
+}
+
 /* base URL + path + ?name=value&... of the given parameters */
 static enum lru_err build_url(struct lru_client *c, const struct lru_client_req *rq,
 			      struct lru_buf *url, struct lru_error *err)
 {
-	const char *path = lru_route(rq->route)->path;
+	const char *path = rq->route < LRU_ROUTE_NR ? lru_route(rq->route)->path : rq->path;
 	bool first = true;
 
 	if (lru_buf_append(url, c->url, strlen(c->url), err) ||
@@ -207,7 +212,7 @@ static enum lru_err build_url(struct lru_client *c, const struct lru_client_req 
 
 		if (!p->value)
 			continue;
-		if (!lru_route_takes(rq->route, p->name))
+		if (rq->route < LRU_ROUTE_NR && !lru_route_takes(rq->route, p->name))
 			return lru_fail(err, LRU_EINVAL, "%s takes no parameter '%s'", path, p->name);
 		esc = curl_easy_escape(c->curl, p->value, 0);
 		rc = !esc || lru_buf_append(url, first ? "?" : "&", 1, err) ||
@@ -233,7 +238,9 @@ static bool headers(struct lru_client *c, const struct lru_client_req *rq, struc
 		snprintf(line, sizeof(line), "Accept: %s", rq->accept);
 		ok = ok && (n = curl_slist_append(h, line)) && (h = n);
 	}
-	if (lru_route(rq->route)->post) {
+	for (size_t i = 0; rq->headers && rq->headers[i]; i++)
+		ok = ok && (n = curl_slist_append(h, rq->headers[i])) && (h = n);
+	if (is_post(rq)) {
 		snprintf(line, sizeof(line), "Content-Type: %s",
 			 rq->content_type ? rq->content_type : "application/octet-stream");
 		ok = ok && (n = curl_slist_append(h, line)) && (h = n);
@@ -283,7 +290,7 @@ static void setup(struct lru_client *c, const struct lru_client_req *rq, const c
 	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, c->o.tls_no_verify ? 0L : 2L);
 	if (c->ca_file)
 		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-	if (lru_route(rq->route)->post) {
+	if (is_post(rq)) {
 		curl_easy_setopt(h, CURLOPT_POST, 1L);
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->gzip ? zbody->data : rq->body);
 		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,

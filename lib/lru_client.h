@@ -58,7 +58,14 @@ struct lru_client_param {
 };
 
 struct lru_client_req {
+	/*
+	 * A route of lrugen-store; or LRU_ROUTE_NR for another server's API
+	 * (the store's ClickHouse backend): then path is used, any parameter
+	 * goes, and the request is a POST when it has a body.
+	 */
 	enum lru_route route;
+	const char *path;
+	const char *const *headers;	/* more header lines, NULL-terminated; or NULL */
 	const struct lru_client_param *params;
 	size_t nr_params;
 	const char *accept;		/* Accept header, or NULL */

@@ -14,9 +14,14 @@
 #define DAY (24 * HOUR)
 
 static const char *const sync_names[] = { "normal", "full", NULL };
+static const char *const backend_names[] = { "sqlite", "clickhouse", NULL };
 
 static const struct lru_set_def defs[] = {
 	{ "serving", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
+	{ "backend", LRU_SET_ENUM, F(backend), "sqlite", 0, 0, "NAME",
+	  "where snapshots are kept: 'sqlite', one file (db); 'clickhouse', a ClickHouse "
+	  "server or cluster (clickhouse-*): the store keeps no state of its own, so any "
+	  "number of lrugen-store front-ends can serve one cluster", backend_names },
 	{ "db", LRU_SET_STRING, F(db), "", 0, 0, "FILE",
 	  "sqlite database file, created with its schema when missing", NULL },
 	{ "listen", LRU_SET_STRING, F(listen), "127.0.0.1:7070", 0, 0, "ADDR:PORT",
@@ -26,6 +31,26 @@ static const struct lru_set_def defs[] = {
 	{ "tls-cert", LRU_SET_STRING, F(tls_cert), "", 0, 0, "FILE",
 	  "PEM certificate: serve HTTPS (with tls-key)", NULL },
 	{ "tls-key", LRU_SET_STRING, F(tls_key), "", 0, 0, "FILE", "PEM private key of tls-cert", NULL },
+
+	{ "clickhouse", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
+	{ "clickhouse-url", LRU_SET_LIST, F(ch_urls), "", 0, 0, "URL,...",
+	  "HTTP URLs of ClickHouse servers (http://host:8123), tried in turn", NULL },
+	{ "clickhouse-cluster", LRU_SET_STRING, F(ch_cluster), "", 0, 0, "NAME",
+	  "cluster of the servers' remote_servers: replicated tables sharded by host "
+	  "(needs ZooKeeper); empty: one server, plain tables", NULL },
+	{ "clickhouse-database", LRU_SET_STRING, F(ch_database), "lrugen", 0, 0, "NAME",
+	  "database of lrugen's tables (--migrate creates it)", NULL },
+	{ "clickhouse-user", LRU_SET_STRING, F(ch_user), "default", 0, 0, "NAME",
+	  "ClickHouse user", NULL },
+	{ "clickhouse-password-file", LRU_SET_STRING, F(ch_password_file), "", 0, 0, "FILE",
+	  "file holding the user's password (first line); empty: no password", NULL },
+	{ "clickhouse-insert-quorum", LRU_SET_INT, F(ch_insert_quorum), "2", 0, 16, "N",
+	  "with a cluster: a batch is acknowledged only once N replicas of its shard hold "
+	  "it (insert_quorum; 0 or 1: one replica)", NULL },
+	{ "clickhouse-connect-timeout", LRU_SET_DURATION, F(ch_connect_timeout_ms), "2s", 100,
+	  MIN, "DUR", "time limit to connect to one ClickHouse server (then the next)", NULL },
+	{ "clickhouse-timeout", LRU_SET_DURATION, F(ch_timeout_ms), "30s", SEC, HOUR, "DUR",
+	  "time limit of one ClickHouse request", NULL },
 
 	{ "limits", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
 	{ "max-connections", LRU_SET_INT, F(max_connections), "4096", 16, 1000000, "N",
@@ -86,6 +111,7 @@ static const char usage[] =
 	"usage: lrugen-store --db FILE [--listen ADDR:PORT] [--config FILE] [SETTING FLAGS...]\n"
 	"       lrugen-store --hash-token < TOKENFILE\n"
 	"       lrugen-store --db FILE --migrate\n"
+	"       lrugen-store --backend clickhouse --clickhouse-url URL,... [--migrate]\n"
 	"\n"
 	"The central store of lrugen: collectors (lrugend) POST their snapshots to\n"
 	"/v1/snapshots, 'lrugen fleet' asks /v1/hosts, cold, rank, wss, timeline and\n"
@@ -208,6 +234,13 @@ static enum lru_err validate(const void *cfg, struct lru_error *err)
 
 	if (!c->tls_cert[0] != !c->tls_key[0])
 		return lru_fail(err, LRU_EINVAL, "TLS needs both tls-cert and tls-key");
+	if (c->backend == BACKEND_CLICKHOUSE && !c->ch_urls.n)
+		return lru_fail(err, LRU_EINVAL, "backend clickhouse needs clickhouse-url "
+				"(http://HOST:8123, several comma-separated)");
+	for (size_t i = 0; i < c->ch_urls.n; i++)
+		if (strncmp(c->ch_urls.v[i], "http://", 7) && strncmp(c->ch_urls.v[i], "https://", 8))
+			return lru_fail(err, LRU_EINVAL, "clickhouse-url '%s' is not an http:// "
+					"or https:// URL", c->ch_urls.v[i]);
 	return LRU_OK;
 }
 

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "conf.h"
+#include "lru_settings.h"
 
 enum token_role { ROLE_INGEST = 1, ROLE_READ = 2, ROLE_ADMIN = ROLE_INGEST | ROLE_READ };
 
@@ -38,9 +39,16 @@ struct store_token {
 };
 
 enum sync_mode { SYNC_NORMAL = 0, SYNC_FULL = 1 };
+enum store_backend { BACKEND_SQLITE = 0, BACKEND_CLICKHOUSE = 1 };
 
 struct store_config {
+	int backend;			/* enum store_backend */
 	char *db;
+	/* backend = clickhouse (store/ch.h) */
+	struct lru_set_list ch_urls;
+	char *ch_cluster, *ch_database, *ch_user, *ch_password_file;
+	uint64_t ch_timeout_ms, ch_connect_timeout_ms;
+	int64_t ch_insert_quorum;
 	char *listen;
 	char *tls_cert, *tls_key;
 	int64_t threads;

@@ -480,7 +480,7 @@ static enum MHD_Result ingest_body(struct http_server *s, struct MHD_Connection 
 	rq->conn = c;
 	rq->submitted = true;
 	MHD_suspend_connection(c);
-	if (db_submit(s->ctx->db, job)) {
+	if (s->ctx->ch ? ch_submit(s->ctx->ch, job) : db_submit(s->ctx->db, job)) {
 		job->status = MHD_HTTP_SERVICE_UNAVAILABLE;
 		atomic_store(&rq->done, true);
 		MHD_resume_connection(c);
@@ -595,7 +595,8 @@ static enum MHD_Result reply_latest(struct http_server *s, struct MHD_Connection
 	size_t len = 0;
 	int rc = query_latest(q, rq->held, &pb, &len);
 
-	db_reader_put(q->db, q->r);
+	if (q->r)
+		db_reader_put(q->db, q->r);
 	if (rq->held >= TRIM_AFTER)
 		malloc_trim(0);	/* see reply_json() */
 	if (rc)
@@ -626,17 +627,18 @@ static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c
 	if (!hold(s, rq, query_hold(s, rq->route, get_arg(c, "limit"))))
 		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_SPENT);
 	q.db = s->ctx->db;
+	q.ch = s->ctx->ch;
 	q.cfg = s->ctx->cfg;
 	q.now_ms = lru_now_ms();
 	q.arg = get_arg;
 	q.ctx = c;
-	q.r = db_reader_get(q.db, msg, sizeof(msg));
-	if (!q.r)
+	if (!q.ch && !(q.r = db_reader_get(q.db, msg, sizeof(msg))))
 		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", msg);
 	if (rq->route == LRU_ROUTE_LATEST)
 		return reply_latest(s, c, rq, &q);
 	doc = queries[rq->route](&q);
-	db_reader_put(q.db, q.r);
+	if (q.r)
+		db_reader_put(q.db, q.r);
 	if (!doc)
 		return reply_error(s, c, rq, q.status ? (unsigned)q.status : 500, "%s",
 				   q.error[0] ? q.error : "query failed");
@@ -657,10 +659,10 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
 {
 	struct store_ctx *ctx = s->ctx;
 	struct metrics_gauges g = {
-		.queue_snapshots = db_queue_snapshots(ctx->db),
-		.hosts = db_nr_hosts(ctx->db),
-		.db_bytes = file_size(ctx->cfg->db, ""),
-		.wal_bytes = file_size(ctx->cfg->db, "-wal"),
+		.queue_snapshots = ctx->ch ? ch_queue_snapshots(ctx->ch) : db_queue_snapshots(ctx->db),
+		.hosts = ctx->ch ? ch_nr_hosts(ctx->ch) : db_nr_hosts(ctx->db),
+		.db_bytes = ctx->ch ? 0 : file_size(ctx->cfg->db, ""),
+		.wal_bytes = ctx->ch ? 0 : file_size(ctx->cfg->db, "-wal"),
 		.uptime_s = (uint64_t)(lru_now_ms() - ctx->started_ms) / 1000,
 		.auth_disabled = ctx->cfg->insecure_no_auth,
 		.mem_held = atomic_load(&s->budget.used),
@@ -684,14 +686,16 @@ static enum MHD_Result serve_healthz(struct http_server *s, struct MHD_Connectio
 	struct store_ctx *ctx = s->ctx;
 	char why[256];
 
-	if (!db_healthy(ctx->db, why, sizeof(why)))
+	if (ctx->ch ? !ch_healthy(ctx->ch, why, sizeof(why)) : !db_healthy(ctx->db, why, sizeof(why)))
 		return reply_json(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  json_pack("{ssss}", "status", "error", "reason", why));
 	return reply_json(s, c, rq, MHD_HTTP_OK,
 			  json_pack("{sssssIsIsIsIsIss}", "status", "ok", "version", LRUGEN_VERSION,
 				    "uptime_s", (json_int_t)(lru_now_ms() - ctx->started_ms) / 1000,
-				    "hosts", (json_int_t)db_nr_hosts(ctx->db),
-				    "queue_snapshots", (json_int_t)db_queue_snapshots(ctx->db),
+				    "hosts", (json_int_t)(ctx->ch ? ch_nr_hosts(ctx->ch)
+							  : db_nr_hosts(ctx->db)),
+				    "queue_snapshots", (json_int_t)(ctx->ch ? ch_queue_snapshots(ctx->ch)
+								    : db_queue_snapshots(ctx->db)),
 				    "memory_held_bytes", (json_int_t)atomic_load(&s->budget.used),
 				    "memory_budget_bytes", (json_int_t)s->budget.limit,
 				    "auth", ctx->cfg->insecure_no_auth ? "disabled" : "tokens"));

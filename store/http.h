@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ch.h"
 #include "config.h"
 #include "db.h"
 #include "metrics.h"
@@ -51,7 +52,8 @@ struct store_ctx {
 	 * allocated until exit: a request in flight may hold one of their tokens.
 	 */
 	const struct store_config *_Atomic auth;
-	struct store_db *db;
+	struct store_db *db;		/* backend = sqlite, else NULL */
+	struct ch *ch;			/* backend = clickhouse (ch.h), else NULL */
 	struct metrics *m;
 	int64_t started_ms;
 };

@@ -17,10 +17,12 @@
 #include <string.h>
 
 #include "auth.h"
+#include "ch.h"
 #include "config.h"
 #include "db.h"
 #include "http.h"
 #include "log.h"
+#include "lru_client.h"
 #include "lru_model.h"
 #include "metrics.h"
 
@@ -97,8 +99,9 @@ static int load(struct store_config *cfg, struct conf_src *src, int argc, char *
 	}
 	if (*mode == RUN_HASH_TOKEN)
 		return -1;
-	if (!cfg->db[0]) {
-		lru_fail(err, LRU_EINVAL, "no database: pass --db FILE (or 'db = FILE' in the config)");
+	if (cfg->backend == BACKEND_SQLITE && !cfg->db[0]) {
+		lru_fail(err, LRU_EINVAL, "no database: pass --db FILE (or 'db = FILE' in the config), "
+			 "or --backend clickhouse --clickhouse-url URL");
 		return 2;
 	}
 	return *mode == RUN_SERVER && reload_check(NULL, cfg, err) ? 2 : -1;
@@ -151,6 +154,15 @@ static int finish(struct store_config *cfg, struct conf_src *src, struct retired
 	return rc;
 }
 
+static void close_backend(struct store_db *db, struct ch *ch)
+{
+	if (ch) {
+		ch_close(ch);
+		lru_client_global_cleanup();
+	}
+	db_close(db);
+}
+
 int main(int argc, char **argv)
 {
 	static struct metrics metrics;
@@ -160,6 +172,7 @@ int main(int argc, char **argv)
 	struct retired old = { 0 };
 	struct http_server *http = NULL;
 	struct store_db *db = NULL;
+	struct ch *ch = NULL;
 	enum run_mode mode = RUN_SERVER;
 	struct lru_error err;
 	char msg[512];
@@ -186,28 +199,37 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (db_open(&db, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg))) {
-		log_fatal("%s", msg);
-		db_close(db);
-		return finish(&cfg, &src, &old, 1);
+	if (cfg.backend == BACKEND_CLICKHOUSE) {
+		rc = lru_client_global_init(&err) ? -1
+		     : ch_open(&ch, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg));
+	} else {
+		rc = db_open(&db, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg));
 	}
-	if (mode == RUN_MIGRATE) {
-		db_close(db);
-		return finish(&cfg, &src, &old, 0);
+	if (rc || mode == RUN_MIGRATE) {
+		if (rc)
+			log_fatal("%s", err.code ? err.msg : msg);
+		close_backend(db, ch);
+		return finish(&cfg, &src, &old, rc ? 1 : 0);
 	}
 	ctx.cfg = &cfg;
 	atomic_init(&ctx.auth, &cfg);
 	ctx.db = db;
+	ctx.ch = ch;
 	ctx.m = &metrics;
 	ctx.started_ms = lru_now_ms();
 	if (http_start(&http, &ctx, msg, sizeof(msg))) {
 		log_fatal("%s", msg);
-		db_close(db);
+		close_backend(db, ch);
 		return finish(&cfg, &src, &old, 1);
 	}
-	log_info("database '%s' (sync=%s, raw snapshots kept %llus, %zu tokens)", cfg.db,
-		 cfg.sync == SYNC_FULL ? "full" : "normal",
-		 (unsigned long long)(cfg.raw_retention_ms / 1000), cfg.nr_tokens);
+	if (ch)
+		log_info("clickhouse database '%s' at %zu URLs%s%s (%zu tokens)", cfg.ch_database,
+			 cfg.ch_urls.n, cfg.ch_cluster[0] ? ", cluster " : "", cfg.ch_cluster,
+			 cfg.nr_tokens);
+	else
+		log_info("database '%s' (sync=%s, raw snapshots kept %llus, %zu tokens)", cfg.db,
+			 cfg.sync == SYNC_FULL ? "full" : "normal",
+			 (unsigned long long)(cfg.raw_retention_ms / 1000), cfg.nr_tokens);
 	for (;;) {
 		if (sigwait(&sigs, &sig))
 			continue;
@@ -217,9 +239,12 @@ int main(int argc, char **argv)
 	}
 	log_info("signal %d: finishing the requests in flight", sig);
 	http_quiesce(http);
-	db_stop_writer(db);	/* commits and acknowledges every queued job */
+	if (ch)
+		ch_stop_writer(ch);	/* writes and acknowledges every queued job */
+	else
+		db_stop_writer(db);	/* commits and acknowledges every queued job */
 	http_stop(http);
-	db_close(db);
+	close_backend(db, ch);
 	log_info("stopped");
 	return finish(&cfg, &src, &old, 0);
 }

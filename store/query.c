@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch.h"
 #include "lru_esc.h"
 #include "lru_fleet.h"
 #include "lru_pb.h"
@@ -98,11 +99,6 @@ static const char *col_str(sqlite3_stmt *st, int i)
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	return s ? (const char *)s : "";
-}
-
-static uint32_t col_mask(sqlite3_stmt *st, int i)
-{
-	return (uint32_t)sqlite3_column_int64(st, i);
 }
 
 /* The code of bit b of a host (host) or lruvec warning mask; NULL if unknown. */
@@ -210,43 +206,166 @@ static void put_threshold(json_t *o, uint64_t ms, unsigned k)
 
 /* ---- hosts ---------------------------------------------------------------------- */
 
-json_t *query_hosts(struct query *q)
+/*
+ * A row of either backend: a sqlite statement's, or a ClickHouse answer's
+ * (TabSeparated fields). The queries that answer from
+ * ClickHouse read their rows through these, so both give the same JSON.
+ */
+struct row {
+	sqlite3_stmt *st;
+	const struct ch_rows *cr;
+};
+
+static const char *row_str(const struct row *r, int i)
 {
-	sqlite3_stmt *st = db_stmt(q->r, S_HOSTS,
-		"SELECT name, first_seen_ms, ingest_ms, taken_ms, boot_id, seq, kernel, page_size, "
-		"nr_nodes, nr_memcgs, nr_lruvecs, mem_total, mem_free, total, host_warnings, warnings "
-		"FROM hosts ORDER BY name");
-	json_t *doc = json_object(), *rows = json_array();
+	if (r->st)
+		return col_str(r->st, i);
+	return (size_t)i < r->cr->nf ? r->cr->f[i] : "";
+}
+
+/* (the ClickHouse schema has no Nullable column) */
+static bool row_null(const struct row *r, int i)
+{
+	return r->st && sqlite3_column_type(r->st, i) == SQLITE_NULL;
+}
+
+static int64_t row_i64(const struct row *r, int i)
+{
+	return r->st ? sqlite3_column_int64(r->st, i) : strtoll(row_str(r, i), NULL, 10);
+}
+
+static uint64_t row_u64(const struct row *r, int i)
+{
+	const char *s;
+
+	if (r->st)
+		return col_u64(r->st, i);
+	s = row_str(r, i);
+	return *s == '-' ? 0 : strtoull(s, NULL, 10);
+}
+
+/*
+ * The rows of one query of either backend: a sqlite statement stepped, or
+ * a ClickHouse answer read (iter_ch). iter_next: 1 a row in it->r, 0 done,
+ * -1 a database error (for ClickHouse, q's error is set already).
+ */
+struct iter {
+	struct ch_rows cr;
+	struct row r;
+	struct lru_buf answer;	/* ClickHouse's: iter_release() it */
+};
+
+static struct iter *iter_sqlite(struct iter *it, sqlite3_stmt *st)
+{
+	it->r = (struct row){ st, NULL };
+	lru_buf_init(&it->answer);
+	return st ? it : NULL;
+}
+
+static struct iter *iter_ch(struct query *q, struct iter *it, const char *sql)
+{
+	struct lru_error err;
+
+	it->r = (struct row){ NULL, &it->cr };
+	lru_buf_init(&it->answer);
+	if (ch_select(q->ch, sql, &it->answer, &err)) {
+		bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg);
+		return NULL;
+	}
+	ch_rows_init(&it->cr, &it->answer);
+	return it;
+}
+
+static void iter_release(struct iter *it)
+{
+	lru_buf_release(&it->answer);
+}
+
+static int iter_next(struct iter *it)
+{
 	int rc;
 
-	if (!st)
-		return db_error(q);
-	set_int(doc, "now_ms", q->now_ms);
-	json_object_set(doc, "hosts", rows);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *o = json_object();
+	if (!it->r.st)
+		return ch_rows_next(&it->cr);
+	rc = sqlite3_step(it->r.st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
 
-		set_str(o, "host", col_str(st, 0));
-		set_int(o, "first_seen_ms", sqlite3_column_int64(st, 1));
-		set_int(o, "last_ingest_ms", sqlite3_column_int64(st, 2));
-		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
-			json_object_set_new(o, "last_seen_ms", json_null());
-		else
-			set_int(o, "last_seen_ms", sqlite3_column_int64(st, 3));
-		set_str(o, "boot_id", col_str(st, 4));
-		set_u64(o, "seq", col_u64(st, 5));
-		set_str(o, "kernel", col_str(st, 6));
-		set_u64(o, "page_size", col_u64(st, 7));
-		set_u64(o, "nodes", col_u64(st, 8));
-		set_u64(o, "memcgs", col_u64(st, 9));
-		set_u64(o, "lruvecs", col_u64(st, 10));
-		set_u64(o, "mem_total_bytes", col_u64(st, 11));
-		set_u64(o, "mem_free_bytes", col_u64(st, 12));
-		set_u64(o, "in_generations_bytes", col_u64(st, 13));
-		put_warnings(o, col_mask(st, 14), col_mask(st, 15));
-		json_array_append_new(rows, o);
+/* The error of a failed query: ClickHouse's is set already. */
+static json_t *query_error(struct query *q)
+{
+	return q->ch ? NULL : db_error(q);
+}
+
+/* cold_1m .. cold_24h of a ClickHouse table (an array there) */
+#define CH_COLD(t) t "cold[1], " t "cold[2], " t "cold[3], " t "cold[4], " t "cold[5], " \
+	t "cold[6], " t "cold[7], " t "cold[8]"
+
+static json_t *host_json(const struct row *r)
+{
+	json_t *o = json_object();
+
+	set_str(o, "host", row_str(r, 0));
+	set_int(o, "first_seen_ms", row_i64(r, 1));
+	set_int(o, "last_ingest_ms", row_i64(r, 2));
+	if (row_null(r, 3))
+		json_object_set_new(o, "last_seen_ms", json_null());
+	else
+		set_int(o, "last_seen_ms", row_i64(r, 3));
+	set_str(o, "boot_id", row_str(r, 4));
+	set_u64(o, "seq", row_u64(r, 5));
+	set_str(o, "kernel", row_str(r, 6));
+	set_u64(o, "page_size", row_u64(r, 7));
+	set_u64(o, "nodes", row_u64(r, 8));
+	set_u64(o, "memcgs", row_u64(r, 9));
+	set_u64(o, "lruvecs", row_u64(r, 10));
+	set_u64(o, "mem_total_bytes", row_u64(r, 11));
+	set_u64(o, "mem_free_bytes", row_u64(r, 12));
+	set_u64(o, "in_generations_bytes", row_u64(r, 13));
+	put_warnings(o, (uint32_t)row_i64(r, 14), (uint32_t)row_i64(r, 15));
+	return o;
+}
+
+#define HOSTS_COLUMNS "first_seen_ms, ingest_ms, taken_ms, boot_id, seq, kernel, page_size, " \
+	"nr_nodes, nr_memcgs, nr_lruvecs, mem_total, mem_free, total, host_warnings, warnings"
+
+static json_t *query_hosts_ch(struct query *q, json_t *doc, json_t *rows)
+{
+	char sql[1024], latest[160], first[160];
+	struct iter it;
+
+	snprintf(sql, sizeof(sql), "SELECT host, " HOSTS_COLUMNS " FROM (SELECT * FROM %s FINAL) "
+		 "ANY LEFT JOIN (SELECT host, min(first_seen_ms) AS first_seen_ms FROM %s "
+		 "GROUP BY host) USING host ORDER BY host",
+		 ch_table(q->ch, "hosts_latest", latest, sizeof(latest)),
+		 ch_table(q->ch, "hosts_first", first, sizeof(first)));
+	if (!iter_ch(q, &it, sql)) {
+		json_decref(doc);
+		return NULL;
 	}
-	json_decref(rows);
+	while (iter_next(&it) == 1)
+		json_array_append_new(rows, host_json(&it.r));
+	iter_release(&it);
+	return doc;
+}
+
+json_t *query_hosts(struct query *q)
+{
+	json_t *doc = json_object(), *rows = json_array();
+	sqlite3_stmt *st;
+	int rc;
+
+	set_int(doc, "now_ms", q->now_ms);
+	json_object_set_new(doc, "hosts", rows);
+	if (q->ch)
+		return query_hosts_ch(q, doc, rows);
+	st = db_stmt(q->r, S_HOSTS, "SELECT name, " HOSTS_COLUMNS " FROM hosts ORDER BY name");
+	if (!st) {
+		json_decref(doc);
+		return db_error(q);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(rows, host_json(&(struct row){ st, NULL }));
 	if (rc != SQLITE_DONE) {
 		json_decref(doc);
 		return db_error(q);
@@ -408,46 +527,74 @@ static int cmp_cold(const void *a, const void *b)
  * Rows of hosts or host_nodes: name, [node,] taken, total, cold_1m..cold_24h,
  * warnings[, host_warnings].
  */
-static int cold_scan(struct query *q, sqlite3_stmt *st, bool by_node, unsigned k,
-		     struct cold_rows *rs)
+static int cold_scan(struct iter *it, bool by_node, unsigned k, struct cold_rows *rs)
 {
+	const struct row *r = &it->r;
 	int rc, c = by_node ? 3 : 2;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct cold_row *r = cold_push(rs, col_str(st, 0), NULL,
-					       by_node ? sqlite3_column_int(st, 1) : -1,
-					       sqlite3_column_int64(st, c - 1));
+	while ((rc = iter_next(it)) == 1) {
+		struct cold_row *o = cold_push(rs, row_str(r, 0), NULL,
+					       by_node ? (int)row_i64(r, 1) : -1, row_i64(r, c - 1));
 
-		if (!r)
+		if (!o)
 			return -1;
-		r->total = col_u64(st, c);
-		r->cold = col_u64(st, c + 1 + (int)k);
-		r->lw = col_mask(st, c + 1 + NR_T);
-		r->hw = by_node ? 0 : col_mask(st, c + 2 + NR_T);
+		o->total = row_u64(r, c);
+		o->cold = row_u64(r, c + 1 + (int)k);
+		o->lw = (uint32_t)row_i64(r, c + 1 + NR_T);
+		o->hw = by_node ? 0 : (uint32_t)row_i64(r, c + 2 + NR_T);
 	}
-	(void)q;
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc;
 }
 
-/* memcg_latest rows (name, path, taken, total, cold_1m.., warnings): one row per host and path. */
-static int cold_scan_memcgs(sqlite3_stmt *st, unsigned k, struct cold_rows *rs)
+/*
+ * memcg_latest rows (name, path, taken, total, cold_1m.., warnings): one row
+ * per host and path; with glob, of the paths it matches only.
+ */
+static int cold_scan_memcgs(struct iter *it, unsigned k, const char *glob, struct cold_rows *rs)
 {
+	const struct row *r = &it->r;
 	struct cold_row *last = NULL;
 	int rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *host = col_str(st, 0), *path = col_str(st, 1);
+	while ((rc = iter_next(it)) == 1) {
+		const char *host = row_str(r, 0), *path = row_str(r, 1);
 
+		if (glob && fnmatch(glob, path, 0))
+			continue;
 		if (!last || strcmp(last->host, host) || strcmp(last->memcg, path)) {
-			last = cold_push(rs, host, path, -1, sqlite3_column_int64(st, 2));
+			last = cold_push(rs, host, path, -1, row_i64(r, 2));
 			if (!last)
 				return -1;
 		}
-		last->total = lru_sat_add_u64(last->total, col_u64(st, 3));
-		last->cold = lru_sat_add_u64(last->cold, col_u64(st, 4 + (int)k));
-		last->lw |= col_mask(st, 4 + NR_T);
+		last->total = lru_sat_add_u64(last->total, row_u64(r, 3));
+		last->cold = lru_sat_add_u64(last->cold, row_u64(r, 4 + (int)k));
+		last->lw |= (uint32_t)row_i64(r, 4 + NR_T);
 	}
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc;
+}
+
+/* The latest rows of hosts (mode 0), nodes (1) or memcgs (2) from ClickHouse. */
+static int cold_ch(struct query *q, int mode, unsigned k, const char *glob, struct cold_rows *rs)
+{
+	char sql[1024], t[160], h[160];
+	struct iter it;
+
+	ch_table(q->ch, "hosts_latest", h, sizeof(h));
+	if (mode == 0)
+		snprintf(sql, sizeof(sql), "SELECT host, taken_ms, total, " CH_COLD("") ", warnings, "
+			 "host_warnings FROM %s FINAL", h);
+	else
+		snprintf(sql, sizeof(sql), "SELECT host, %s, taken_ms, total, " CH_COLD("") ", warnings "
+			 "FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, taken_ms FROM %s FINAL)",
+			 mode == 1 ? "node" : "path",
+			 ch_table(q->ch, mode == 1 ? "nodes_latest" : "memcgs_latest", t, sizeof(t)), h);
+	int rc;
+
+	if (!iter_ch(q, &it, sql))
+		return -1;
+	rc = mode == 2 ? cold_scan_memcgs(&it, k, glob, rs) : cold_scan(&it, mode == 1, k, rs);
+	iter_release(&it);
+	return rc;
 }
 
 json_t *query_cold(struct query *q)
@@ -458,6 +605,7 @@ json_t *query_cold(struct query *q)
 	json_t *doc = NULL, *rows, *tot;
 	uint64_t thr, limit;
 	sqlite3_stmt *st;
+	struct iter it;
 	unsigned k;
 	int mode, rc = 0;
 
@@ -475,23 +623,25 @@ json_t *query_cold(struct query *q)
 		return NULL;
 	map_init(&ps.index);
 
-	if (mode == 0) {
+	if (q->ch) {
+		rc = cold_ch(q, mode, k, glob, &rs);
+	} else if (mode == 0) {
 		st = db_stmt(q->r, S_COLD_HOSTS, "SELECT name, taken_ms, total, " COLD_SELECT
 			     ", warnings, host_warnings FROM hosts WHERE snap_id IS NOT NULL");
-		rc = st ? cold_scan(q, st, false, k, &rs) : -1;
+		rc = iter_sqlite(&it, st) ? cold_scan(&it, false, k, &rs) : -1;
 	} else if (mode == 1) {
 		st = db_stmt(q->r, S_COLD_NODES, "SELECT h.name, n.node, h.taken_ms, n.total, "
 			     "n.cold_1m, n.cold_2m, n.cold_5m, n.cold_10m, n.cold_30m, n.cold_1h, "
 			     "n.cold_6h, n.cold_24h, n.warnings FROM host_nodes n "
 			     "JOIN hosts h ON h.id = n.host_id");
-		rc = st ? cold_scan(q, st, true, k, &rs) : -1;
+		rc = iter_sqlite(&it, st) ? cold_scan(&it, true, k, &rs) : -1;
 	} else if (!glob) {
 		st = db_stmt(q->r, S_LV_ALL, "SELECT h.name, p.path, h.taken_ms, l.total, "
 			     "l.cold_1m, l.cold_2m, l.cold_5m, l.cold_10m, l.cold_30m, l.cold_1h, "
 			     "l.cold_6h, l.cold_24h, l.warnings FROM memcg_latest l "
 			     "JOIN hosts h ON h.id = l.host_id JOIN paths p ON p.id = l.path_id "
 			     "WHERE l.snap_id = h.snap_id ORDER BY l.host_id, l.path_id");
-		rc = st ? cold_scan_memcgs(st, k, &rs) : -1;
+		rc = iter_sqlite(&it, st) ? cold_scan_memcgs(&it, k, NULL, &rs) : -1;
 	} else {
 		rc = match_paths(q, glob, &ps);
 		for (size_t i = 0; !rc && i < ps.n; i++) {
@@ -506,11 +656,11 @@ json_t *query_cold(struct query *q)
 			}
 			sqlite3_bind_int64(st, 1, (sqlite3_int64)ps.ids[i]);
 			sqlite3_bind_text(st, 2, ps.paths[i], -1, SQLITE_STATIC);
-			rc = cold_scan_memcgs(st, k, &rs);
+			rc = cold_scan_memcgs(iter_sqlite(&it, st), k, NULL, &rs);
 		}
 	}
 	if (rc) {
-		db_error(q);
+		query_error(q);
 		goto out;
 	}
 	if (rs.n > 1)	/* rs.v is NULL when there is no row */
@@ -566,19 +716,93 @@ out:
 
 /* ---- rank ---------------------------------------------------------------------------- */
 
-json_t *query_rank(struct query *q)
+/*
+ * Rank's rows (name, node or -1, mem_total, mem_free, cold, taken, warnings,
+ * host warnings), best offer first, and how many hosts or nodes fit.
+ */
+static int rank_sqlite(struct query *q, bool per_node, unsigned k, uint64_t need, int64_t fresh,
+		       uint64_t limit, int64_t *count, struct iter *it)
 {
 	char sql[512], col[32];
+	sqlite3_stmt *st;
+
+	snprintf(col, sizeof(col), "cold_%s", lru_fleet_threshold_name(k));
+	/* how many fit: an index range count */
+	if (per_node)
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM host_nodes n JOIN hosts h "
+			 "ON h.id = n.host_id WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2", col);
+	else
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM hosts WHERE mem_free + %s >= ?1 "
+			 "AND taken_ms >= ?2", col);
+	st = db_stmt(q->r, (per_node ? S_COUNT_NODES : S_COUNT_HOSTS) + k, sql);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)need);
+	sqlite3_bind_int64(st, 2, fresh);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return -1;
+	*count = sqlite3_column_int64(st, 0);
+
+	/* the best: the offer index walked from the top (equal offers by name) */
+	if (per_node)
+		snprintf(sql, sizeof(sql), "SELECT h.name, n.node, n.mem_total, n.mem_free, n.%s, "
+			 "h.taken_ms, n.warnings, 0 FROM host_nodes n JOIN hosts h ON h.id = n.host_id "
+			 "WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2 "
+			 "ORDER BY n.mem_free + n.%s DESC, h.name, n.node LIMIT ?3", col, col, col);
+	else
+		snprintf(sql, sizeof(sql), "SELECT name, -1, mem_total, mem_free, %s, taken_ms, "
+			 "warnings, host_warnings FROM hosts WHERE mem_free + %s >= ?1 AND taken_ms >= ?2 "
+			 "ORDER BY mem_free + %s DESC, name LIMIT ?3", col, col, col);
+	st = db_stmt(q->r, (per_node ? S_RANK_NODES : S_RANK_HOSTS) + k, sql);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)need);
+	sqlite3_bind_int64(st, 2, fresh);
+	sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
+	iter_sqlite(it, st);
+	return 0;
+}
+
+static int rank_ch(struct query *q, bool per_node, unsigned k, uint64_t need, int64_t fresh,
+		   uint64_t limit, int64_t *count, struct iter *it)
+{
+	char sql[1024], h[160], n[160], where[512], lim[48] = "";
+	struct iter c;
+
+	ch_table(q->ch, "hosts_latest", h, sizeof(h));
+	ch_table(q->ch, "nodes_latest", n, sizeof(n));
+	/* offers past 2^64 saturate, as lru_sat_add_u64 does */
+	snprintf(where, sizeof(where), "WHERE least(toDecimal128(mem_free, 0) + cold[%u], "
+		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64 "%s%s%s", k + 1,
+		 need, fresh > 0 ? fresh : 0, per_node ? " AND (host, taken_ms) IN (SELECT host, "
+		 "taken_ms FROM " : "", per_node ? h : "", per_node ? " FINAL)" : "");
+	snprintf(sql, sizeof(sql), "SELECT count() FROM %s FINAL %s", per_node ? n : h, where);
+	if (!iter_ch(q, &c, sql))
+		return -1;
+	*count = iter_next(&c) == 1 ? row_i64(&c.r, 0) : 0;
+	iter_release(&c);
+	if (limit)
+		snprintf(lim, sizeof(lim), " LIMIT %" PRIu64, limit);
+	snprintf(sql, sizeof(sql), "SELECT host, %s, mem_total, mem_free, cold[%u], taken_ms, "
+		 "warnings, %s FROM %s FINAL %s ORDER BY mem_free + cold[%u] DESC, host%s%s",
+		 per_node ? "node" : "-1", k + 1, per_node ? "0" : "host_warnings",
+		 per_node ? n : h, where, k + 1, per_node ? ", node" : "", lim);
+	return iter_ch(q, it, sql) ? 0 : -1;
+}
+
+json_t *query_rank(struct query *q)
+{
 	const char *need_s = q->arg(q->ctx, "need");
 	uint64_t need, thr, limit;
 	int64_t fresh = INT64_MIN, count = 0;
 	struct lru_error err;
 	json_t *doc, *rows;
-	sqlite3_stmt *st;
+	struct iter it;
 	bool per_node;
 	unsigned k;
 	int rc;
 
+	memset(&it, 0, sizeof(it));
 	if (!need_s)
 		return bad(q, 400, "parameter 'need' is required (a size: 4G)");
 	if (lru_parse_size(need_s, &need, &err))
@@ -590,40 +814,6 @@ json_t *query_rank(struct query *q)
 		return NULL;
 	if (q->cfg->stale_after_ms)
 		fresh = lru_sat_sub_i64(q->now_ms, lru_sat_i64(q->cfg->stale_after_ms));
-	snprintf(col, sizeof(col), "cold_%s", lru_fleet_threshold_name(k));
-
-	/* how many fit: an index range count */
-	if (per_node)
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM host_nodes n JOIN hosts h "
-			 "ON h.id = n.host_id WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2", col);
-	else
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM hosts WHERE mem_free + %s >= ?1 "
-			 "AND taken_ms >= ?2", col);
-	st = db_stmt(q->r, (per_node ? S_COUNT_NODES : S_COUNT_HOSTS) + k, sql);
-	if (!st)
-		return db_error(q);
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)need);
-	sqlite3_bind_int64(st, 2, fresh);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return db_error(q);
-	count = sqlite3_column_int64(st, 0);
-
-	/* the best: the offer index walked from the top */
-	if (per_node)
-		snprintf(sql, sizeof(sql), "SELECT h.name, n.node, n.mem_total, n.mem_free, n.%s, "
-			 "h.taken_ms, n.warnings, 0 FROM host_nodes n JOIN hosts h ON h.id = n.host_id "
-			 "WHERE n.mem_free + n.%s >= ?1 AND h.taken_ms >= ?2 "
-			 "ORDER BY n.mem_free + n.%s DESC LIMIT ?3", col, col, col);
-	else
-		snprintf(sql, sizeof(sql), "SELECT name, -1, mem_total, mem_free, %s, taken_ms, "
-			 "warnings, host_warnings FROM hosts WHERE mem_free + %s >= ?1 AND taken_ms >= ?2 "
-			 "ORDER BY mem_free + %s DESC LIMIT ?3", col, col, col);
-	st = db_stmt(q->r, (per_node ? S_RANK_NODES : S_RANK_HOSTS) + k, sql);
-	if (!st)
-		return db_error(q);
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)need);
-	sqlite3_bind_int64(st, 2, fresh);
-	sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
 
 	doc = json_object();
 	set_u64(doc, "need_bytes", need);
@@ -631,31 +821,39 @@ json_t *query_rank(struct query *q)
 	json_object_set_new(doc, "per_node", json_boolean(per_node));
 	set_u64(doc, "stale_after_ms", q->cfg->stale_after_ms);
 	set_int(doc, "now_ms", q->now_ms);
-	set_int(doc, "candidates", count);
 	rows = json_array();
 	json_object_set_new(doc, "rows", rows);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t free_b = col_u64(st, 3), cold = col_u64(st, 4);
+	if (q->ch ? rank_ch(q, per_node, k, need, fresh, limit, &count, &it)
+		  : rank_sqlite(q, per_node, k, need, fresh, limit, &count, &it)) {
+		json_decref(doc);
+		iter_release(&it);
+		return query_error(q);
+	}
+	set_int(doc, "candidates", count);
+	while ((rc = iter_next(&it)) == 1) {
+		const struct row *r = &it.r;
+		uint64_t free_b = row_u64(r, 3), cold = row_u64(r, 4);
 		uint64_t from_free = need < free_b ? need : free_b;
 		json_t *o = json_object();
 
 		set_int(o, "rank", (int64_t)json_array_size(rows) + 1);
-		set_str(o, "host", col_str(st, 0));
+		set_str(o, "host", row_str(r, 0));
 		if (per_node)
-			set_int(o, "node", sqlite3_column_int(st, 1));
+			set_int(o, "node", row_i64(r, 1));
 		set_u64(o, "offer_bytes", lru_sat_add_u64(free_b, cold));
 		set_u64(o, "free_bytes", free_b);
 		set_u64(o, "cold_bytes", cold);
 		set_u64(o, "from_free_bytes", from_free);
 		set_u64(o, "from_cold_bytes", need - from_free);
-		set_u64(o, "mem_total_bytes", col_u64(st, 2));
-		set_int(o, "taken_at_ms", sqlite3_column_int64(st, 5));
-		put_warnings(o, col_mask(st, 7), col_mask(st, 6));
+		set_u64(o, "mem_total_bytes", row_u64(r, 2));
+		set_int(o, "taken_at_ms", row_i64(r, 5));
+		put_warnings(o, (uint32_t)row_i64(r, 7), (uint32_t)row_i64(r, 6));
 		json_array_append_new(rows, o);
 	}
-	if (rc != SQLITE_DONE) {
+	iter_release(&it);
+	if (rc) {
 		json_decref(doc);
-		return db_error(q);
+		return query_error(q);
 	}
 	return doc;
 }
@@ -675,27 +873,38 @@ struct capacity {
 
 static int capacity_sum(struct query *q, struct capacity *c)
 {
-	sqlite3_stmt *st = db_stmt(q->r, S_CAPACITY, "SELECT mem_total, mem_free, total, "
-				   COLD_SELECT ", host_warnings, warnings FROM hosts "
-				   "WHERE snap_id IS NOT NULL");
+	char sql[512], h[160];
+	struct iter it;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if (!st)
+	if (q->ch) {
+		snprintf(sql, sizeof(sql), "SELECT mem_total, mem_free, total, " CH_COLD("")
+			 ", host_warnings, warnings FROM %s FINAL",
+			 ch_table(q->ch, "hosts_latest", h, sizeof(h)));
+		if (!iter_ch(q, &it, sql))
+			return -1;
+	} else if (!iter_sqlite(&it, db_stmt(q->r, S_CAPACITY, "SELECT mem_total, mem_free, "
+					     "total, " COLD_SELECT ", host_warnings, warnings "
+					     "FROM hosts WHERE snap_id IS NOT NULL"))) {
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	}
+	while ((rc = iter_next(&it)) == 1) {
+		const struct row *r = &it.r;
+
 		c->hosts++;
-		c->mem_total = lru_sat_add_u64(c->mem_total, col_u64(st, 0));
-		c->mem_free = lru_sat_add_u64(c->mem_free, col_u64(st, 1));
-		c->total = lru_sat_add_u64(c->total, col_u64(st, 2));
+		c->mem_total = lru_sat_add_u64(c->mem_total, row_u64(r, 0));
+		c->mem_free = lru_sat_add_u64(c->mem_free, row_u64(r, 1));
+		c->total = lru_sat_add_u64(c->total, row_u64(r, 2));
 		for (unsigned k = 0; k < NR_T; k++)
-			c->cold[k] = lru_sat_add_u64(c->cold[k], col_u64(st, 3 + (int)k));
+			c->cold[k] = lru_sat_add_u64(c->cold[k], row_u64(r, 3 + (int)k));
 		for (unsigned b = 0; b < 32; b++) {
-			c->host_n[b] += !!(col_mask(st, 3 + NR_T) & (1u << b));
-			c->lv_n[b] += !!(col_mask(st, 4 + NR_T) & (1u << b));
+			c->host_n[b] += !!((uint32_t)row_i64(r, 3 + NR_T) & (1u << b));
+			c->lv_n[b] += !!((uint32_t)row_i64(r, 4 + NR_T) & (1u << b));
 		}
 	}
-	return rc == SQLITE_DONE ? 0 : -1;
+	iter_release(&it);
+	return rc;
 }
 
 json_t *query_capacity(struct query *q)
@@ -709,7 +918,7 @@ json_t *query_capacity(struct query *q)
 	if (list && strlen(list) >= sizeof(buf))
 		return bad(q, 400, "parameter 'thresholds' is too long");
 	if (capacity_sum(q, &c))
-		return db_error(q);
+		return query_error(q);
 	doc = json_object();
 	arr = json_array();
 	set_int(doc, "now_ms", q->now_ms);
@@ -807,6 +1016,148 @@ static json_t *wss_row(const char *memcg, const struct lru_hist *h, uint64_t sam
 	return o;
 }
 
+/* The hourly rollups of a's paths from sqlite (after db_begin_read_with_rollups). */
+static int wss_sqlite(struct query *q, struct wss_acc *a)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < a->ps->n; i++) {
+		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist, warnings "
+					   "FROM wss_hourly WHERE path_id = ?1 AND hour >= ?2");
+
+		if (!st) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)a->ps->ids[i]);
+		sqlite3_bind_int64(st, 2, a->from_hour);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			a->samples[i] += col_u64(st, 0);
+			a->hours[i]++;
+			if (lru_hist_merge_blob(&a->h[i], a->k, sqlite3_column_blob(st, 1),
+						(size_t)sqlite3_column_bytes(st, 1), NULL) ||
+			    lru_fleet_warn_counts_merge_blob(&a->warn[i], sqlite3_column_blob(st, 2),
+							     (size_t)sqlite3_column_bytes(st, 2), NULL)) {
+				rc = SQLITE_CORRUPT;
+				break;
+			}
+		}
+		rc = rc == SQLITE_DONE ? 0 : -1;
+	}
+	db_end_read(q->r);
+	if (rc || a->oom)
+		db_error(q);
+	return rc || a->oom ? -1 : 0;
+}
+
+/* ClickHouse: the paths of memcg_samples matching glob (ids: their places in ps). */
+static int wss_paths_ch(struct query *q, const char *glob, struct path_set *ps)
+{
+	char sql[256], tbl[160];
+	struct iter it;
+	int rc;
+
+	memset(ps, 0, sizeof(*ps));
+	map_init(&ps->index);
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT path FROM %s ORDER BY path",
+		 ch_table(q->ch, "memcg_samples", tbl, sizeof(tbl)));
+	if (!iter_ch(q, &it, sql))
+		return -1;
+	while ((rc = iter_next(&it)) == 1)
+		if (!fnmatch(glob, row_str(&it.r, 0), 0) &&
+		    path_set_add(ps, ps->n, row_str(&it.r, 0))) {
+			rc = -1;
+			bad(q, 500, "out of memory");
+			break;
+		}
+	iter_release(&it);
+	return rc;
+}
+
+/* " WHERE taken_ms >= ... AND path IN ('a', ...)" of a's window and paths, into b. */
+static int wss_where_ch(struct wss_acc *a, struct lru_buf *b)
+{
+	if (lru_buf_printf(b, NULL, " FINAL WHERE taken_ms >= %" PRId64 " AND path IN (",
+			   a->from_hour > 0 ? (int64_t)(a->from_hour * HOUR_MS) : (int64_t)0))
+		return -1;
+	for (size_t i = 0; i < a->ps->n; i++)
+		if ((i && lru_buf_append(b, ",", 1, NULL)) ||
+		    ch_quote(b, a->ps->paths[i], strlen(a->ps->paths[i]), NULL))
+			return -1;
+	return lru_buf_append(b, ")", 1, NULL) ? -1 : 0;
+}
+
+/*
+ * ClickHouse: every sample of a's paths in the window (one per snapshot and
+ * path, as sqlite's rollups count them), as per-path counts and the buckets
+ * of lru_hist (lru_hist_bucket_of: 16 per power of two) with their count
+ * and largest value, so the histograms are the very ones sqlite merges.
+ */
+static int wss_ch(struct query *q, struct wss_acc *a)
+{
+	char tbl[160];
+	struct lru_buf sql;
+	struct iter it;
+	int rc = -1, pass;
+
+	ch_table(q->ch, "memcg_samples", tbl, sizeof(tbl));
+	for (pass = 0; pass < 2; pass++) {
+		lru_buf_init(&sql);
+		if (pass == 0) {
+			rc = lru_buf_printf(&sql, NULL, "SELECT path, count(), "
+					    "uniqExact(intDiv(taken_ms, 3600000))") ? -1 : 0;
+			for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
+				rc = lru_buf_printf(&sql, NULL, ", sum(bitAnd(warnings, %u) != 0)",
+						    1u << b) ? -1 : 0;
+			rc = rc || lru_buf_printf(&sql, NULL, " FROM %s", tbl) ||
+			     wss_where_ch(a, &sql) || lru_buf_printf(&sql, NULL, " GROUP BY path") ||
+			     lru_buf_append(&sql, "", 1, NULL) ? -1 : 0;
+		} else {
+			rc = lru_buf_printf(&sql, NULL, "SELECT path, max(hot), count() FROM (SELECT "
+					    "path, total - cold[%u] AS hot, toUInt32(floor(log2(hot))) "
+					    "AS m0, m0 - (bitShiftRight(hot, m0) = 0) + "
+					    "(bitShiftRight(hot, m0 + 1) > 0) AS msb FROM %s",
+					    a->k + 1, tbl) ||
+			     wss_where_ch(a, &sql) ||
+			     lru_buf_printf(&sql, NULL, ") GROUP BY path, if(hot < 16, hot, 16 + "
+					    "(msb - 4) * 16 + bitAnd(bitShiftRight(hot, msb - 4), 15))") ||
+			     lru_buf_append(&sql, "", 1, NULL) ? -1 : 0;
+		}
+		if (rc) {
+			lru_buf_release(&sql);
+			return bad(q, 500, "out of memory"), -1;
+		}
+		rc = iter_ch(q, &it, (const char *)sql.data) ? 0 : -1;
+		lru_buf_release(&sql);
+		if (rc)
+			return -1;
+		while ((rc = iter_next(&it)) == 1) {
+			const struct row *r = &it.r;
+			size_t i;
+
+			/* ps holds the paths in order: find this one */
+			for (i = 0; i < a->ps->n && strcmp(a->ps->paths[i], row_str(r, 0)); i++)
+				;
+			if (i == a->ps->n)
+				continue;
+			if (pass == 0) {
+				a->samples[i] += row_u64(r, 1);
+				a->hours[i] += row_u64(r, 2);
+				for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
+					a->warn[i].n[b] += row_u64(r, 3 + (int)b);
+			} else if (lru_hist_add(&a->h[i], row_u64(r, 1), row_u64(r, 2), NULL)) {
+				rc = -1;
+				bad(q, 500, "out of memory");
+				break;
+			}
+		}
+		iter_release(&it);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 json_t *query_wss(struct query *q)
 {
 	const char *glob = q->arg(q->ctx, "memcg_glob"), *ps_s = q->arg(q->ctx, "percentile");
@@ -818,7 +1169,6 @@ json_t *query_wss(struct query *q)
 	double p = 95;
 	json_t *doc = NULL, *jobs;
 	unsigned k;
-	int rc = 0;
 
 	if (!glob || !*glob)
 		return bad(q, 400, "parameter 'memcg_glob' is required (a memcg path pattern)");
@@ -835,8 +1185,10 @@ json_t *query_wss(struct query *q)
 		return NULL;
 	if (!window)
 		return bad(q, 400, "parameter 'window' must be above 0");
-	if (match_paths(q, glob, &ps))
-		return db_error(q);
+	if (q->ch ? wss_paths_ch(q, glob, &ps) : match_paths(q, glob, &ps)) {
+		path_set_release(&ps);
+		return query_error(q);
+	}
 	if (!ps.n) {
 		path_set_release(&ps);
 		return bad(q, 404, "no memcg path matches '%s'", glob);
@@ -853,36 +1205,13 @@ json_t *query_wss(struct query *q)
 		bad(q, 500, "out of memory");
 		goto out;
 	}
-	if (db_begin_read_with_rollups(q->db, q->r, wss_visit, &a)) {
+	if (q->ch) {
+		if (wss_ch(q, &a))
+			goto out;
+	} else if (db_begin_read_with_rollups(q->db, q->r, wss_visit, &a)) {
 		db_error(q);
 		goto out;
-	}
-	for (size_t i = 0; !rc && i < ps.n; i++) {
-		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist, warnings "
-					   "FROM wss_hourly WHERE path_id = ?1 AND hour >= ?2");
-
-		if (!st) {
-			rc = -1;
-			break;
-		}
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)ps.ids[i]);
-		sqlite3_bind_int64(st, 2, a.from_hour);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			a.samples[i] += col_u64(st, 0);
-			a.hours[i]++;
-			if (lru_hist_merge_blob(&a.h[i], k, sqlite3_column_blob(st, 1),
-						(size_t)sqlite3_column_bytes(st, 1), NULL) ||
-			    lru_fleet_warn_counts_merge_blob(&a.warn[i], sqlite3_column_blob(st, 2),
-							     (size_t)sqlite3_column_bytes(st, 2), NULL)) {
-				rc = SQLITE_CORRUPT;
-				break;
-			}
-		}
-		rc = rc == SQLITE_DONE ? 0 : -1;
-	}
-	db_end_read(q->r);
-	if (rc || a.oom) {
-		db_error(q);
+	} else if (wss_sqlite(q, &a)) {
 		goto out;
 	}
 	doc = json_object();
@@ -921,6 +1250,37 @@ struct tl_path {
 	bool match;
 };
 
+/*
+ * The memcg paths of a ClickHouse raw row (NUL-separated in one field), by
+ * the place the packed lruvecs name them by; *paths is malloc'd.
+ */
+static int row_paths(const struct row *r, int i, const char ***paths, size_t *n)
+{
+	const char *f = r->cr->f[i], *end = f + r->cr->len[i];
+	size_t k = 0;
+
+	*n = r->cr->len[i] ? 1 : 0;
+	for (const char *p = f; p < end; p++)
+		*n += !*p;
+	*paths = calloc(*n ? *n : 1, sizeof(**paths));
+	if (!*paths)
+		return -1;
+	for (const char *p = f; *n && k < *n; p += strlen(p) + 1)
+		(*paths)[k++] = p;
+	return 0;
+}
+
+static const void *row_blob(const struct row *r, int i, size_t *len)
+{
+	if (r->st) {
+		*len = (size_t)sqlite3_column_bytes(r->st, i);
+		return sqlite3_column_blob(r->st, i);
+	}
+	*len = (size_t)i < r->cr->nf ? r->cr->len[i] : 0;
+	return row_str(r, i);
+}
+
+
 struct tl_lruvec {
 	json_t *obj, *points;	/* borrowed: the document holds them */
 	uint32_t warnings;	/* of any of its snapshots in the window */
@@ -958,11 +1318,65 @@ static struct tl_path *tl_path(struct query *q, struct map *cache, uint64_t id, 
 	return t;
 }
 
+/*
+ * The memcg of an unpacked lruvec: by the dictionary id of a sqlite raw row,
+ * or by its place in a ClickHouse raw row's paths (then lv->path_id becomes
+ * an id that names the path for the whole query).
+ */
+static struct tl_path *path_of(struct query *q, struct map *cache, struct lru_fleet_lruvec *lv,
+			       const char *const *paths, size_t nr_paths, const char *glob)
+{
+	const char *path = lv->path_id < nr_paths ? paths[lv->path_id] : "?";
+	struct tl_path *t;
+
+	if (!q->ch)
+		return tl_path(q, cache, lv->path_id, glob);
+	t = map_get_str(cache, path);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || !(t->path = strdup(path)) || map_put_str(cache, t->path, t)) {
+			if (t)
+				free(t->path);
+			free(t);
+			return NULL;
+		}
+		t->match = !glob || !fnmatch(glob, t->path, 0);
+	}
+	lv->path_id = (uint64_t)(uintptr_t)t;
+	return t;
+}
+
+/* ClickHouse: does the store know host? 0, or -1 with 404 or the error. */
+static int host_known_ch(struct query *q, const char *host)
+{
+	char tbl[160];
+	struct lru_buf sql;
+	struct iter it;
+	int rc = -1;
+
+	lru_buf_init(&sql);
+	if (lru_buf_printf(&sql, NULL, "SELECT count() FROM %s WHERE host = ",
+			   ch_table(q->ch, "hosts_first", tbl, sizeof(tbl))) ||
+	    ch_quote(&sql, host, strlen(host), NULL) || lru_buf_append(&sql, "", 1, NULL)) {
+		bad(q, 500, "out of memory");
+	} else if (iter_ch(q, &it, (const char *)sql.data)) {
+		rc = iter_next(&it) == 1 && row_u64(&it.r, 0) ? 0
+		     : (bad(q, 404, "no host '%s' in the store", host), -1);
+		iter_release(&it);
+	}
+	lru_buf_release(&sql);
+	return rc;
+}
+
 /* The id of a host by name: 0, or -1 with 404 or a database error. */
 static int host_id(struct query *q, const char *host, int64_t *id)
 {
-	sqlite3_stmt *st = db_stmt(q->r, S_HOST_ID, "SELECT id FROM hosts WHERE name = ?1");
+	sqlite3_stmt *st;
 	int rc;
+
+	if (q->ch)
+		return *id = 0, host_known_ch(q, host);
+	st = db_stmt(q->r, S_HOST_ID, "SELECT id FROM hosts WHERE name = ?1");
 
 	if (!st)
 		return db_error(q), -1;
@@ -1090,14 +1504,18 @@ static void tl_points(struct timeline *t, struct tl_lruvec *tv, const struct lru
  * the snapshot to go on with and how many of its lruvecs were sent.
  * 0, or -1 out of memory or on a database error.
  */
-static int tl_snapshot(struct query *q, struct timeline *t, sqlite3_stmt *st)
+static int tl_snapshot(struct query *q, struct timeline *t, const struct row *row)
 {
-	int64_t taken = sqlite3_column_int64(st, 1), id = sqlite3_column_int64(st, 4);
+	int64_t taken = row_i64(row, 1), id = row_i64(row, 4);
 	int64_t skip = taken == t->after_taken && id == t->after_id ? t->after_skip : 0, k = 0;
-	uint64_t page = col_u64(st, 2);
+	uint64_t page = row_u64(row, 2);
+	const char **paths = NULL;
 	struct lru_fleet_reader r;
 	struct lru_fleet_lruvec lv;
 	struct lru_error err;
+	size_t nr_paths = 0, len;
+	const void *blob = row_blob(row, 3, &len);
+	int rc = 0;
 
 	if (t->points >= t->limit) {
 		t->truncated = true;
@@ -1105,10 +1523,11 @@ static int tl_snapshot(struct query *q, struct timeline *t, sqlite3_stmt *st)
 		return 0;
 	}
 	json_array_append_new(t->snaps, json_pack("{sIsI}", "taken_at_ms", (json_int_t)taken,
-						  "seq", (json_int_t)col_u64(st, 0)));
-	if (lru_fleet_unpack_begin(&r, sqlite3_column_blob(st, 3),
-				   (size_t)sqlite3_column_bytes(st, 3), taken, NULL, 0, &err))
+						  "seq", (json_int_t)row_u64(row, 0)));
+	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
 		return 0;
+	if (q->ch && row_paths(row, 5, &paths, &nr_paths))
+		return -1;
 	while (lru_fleet_unpack_next(&r, &lv, &err) > 0) {
 		struct tl_path *tp;
 		struct tl_lruvec *tv;
@@ -1118,41 +1537,84 @@ static int tl_snapshot(struct query *q, struct timeline *t, sqlite3_stmt *st)
 		if (t->points >= t->limit) {
 			t->truncated = true;
 			t->next_taken = taken, t->next_id = id, t->next_skip = k - 1;
-			return 0;
+			break;
 		}
-		tp = tl_path(q, &t->paths, lv.path_id, t->glob);
-		if (!tp)
-			return -1;
+		tp = path_of(q, &t->paths, &lv, paths, nr_paths, t->glob);
+		if (!tp) {
+			rc = -1;
+			break;
+		}
 		if (!tp->match)
 			continue;
 		tv = tl_lruvec(t, tp, &lv);
-		if (!tv)
-			return -1;
+		if (!tv) {
+			rc = -1;
+			break;
+		}
 		tl_points(t, tv, &lv.lv, taken, page);
 	}
-	return 0;
+	free(paths);
+	return rc;
 }
 
-/* Every raw snapshot of the host in the window, from the cursor on, into the page. */
+/*
+ * Every raw snapshot of the host in the window, from the cursor on, into
+ * the page. A cursor's id is the snapshot's row id in sqlite, its seq in
+ * ClickHouse: either orders the snapshots taken in the same millisecond.
+ */
 static int tl_scan(struct query *q, struct timeline *t)
 {
-	sqlite3_stmt *st = db_stmt(q->r, S_TIMELINE,
-		"SELECT seq, taken_ms, page_size, data, id FROM snapshots "
-		"WHERE host_id = ?1 AND taken_ms >= ?2 AND (taken_ms, id) >= (?3, ?4) "
-		"ORDER BY taken_ms, id");
-	int rc = SQLITE_DONE;
+	sqlite3_stmt *st = NULL;
+	struct lru_buf sql;
+	struct iter it;
+	char tbl[160];
+	int rc = 0;
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, t->host_id);
-	sqlite3_bind_int64(st, 2, t->since_ms);
-	sqlite3_bind_int64(st, 3, t->after_taken);
-	sqlite3_bind_int64(st, 4, t->after_id);
-	while (!t->truncated && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (tl_snapshot(q, t, st))
+	lru_buf_init(&sql);
+	if (q->ch) {
+		int64_t at = t->after_taken > 0 ? t->after_taken : 0;
+
+		if (lru_buf_printf(&sql, NULL, "SELECT seq, taken_ms, page_size, data, seq, paths "
+				   "FROM %s FINAL WHERE host = ",
+				   ch_table(q->ch, "snapshots", tbl, sizeof(tbl))) ||
+		    ch_quote(&sql, t->host, strlen(t->host), NULL) ||
+		    lru_buf_printf(&sql, NULL, " AND taken_ms >= %" PRId64 " AND (taken_ms > %"
+				   PRId64 " OR (taken_ms = %" PRId64 " AND seq >= %" PRId64 ")) "
+				   "ORDER BY taken_ms, seq", t->since_ms > 0 ? t->since_ms : 0,
+				   at, at, t->after_id > 0 ? (int64_t)t->after_id : 0) ||
+		    lru_buf_append(&sql, "", 1, NULL)) {
+			lru_buf_release(&sql);
+			return bad(q, 500, "out of memory"), -1;
+		}
+		if (!iter_ch(q, &it, (const char *)sql.data))
+			rc = -1;
+		lru_buf_release(&sql);
+		if (rc)
 			return -1;
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+	} else {
+		st = db_stmt(q->r, S_TIMELINE,
+			"SELECT seq, taken_ms, page_size, data, id FROM snapshots "
+			"WHERE host_id = ?1 AND taken_ms >= ?2 AND (taken_ms, id) >= (?3, ?4) "
+			"ORDER BY taken_ms, id");
+		if (!st)
+			return db_error(q), -1;
+		sqlite3_bind_int64(st, 1, t->host_id);
+		sqlite3_bind_int64(st, 2, t->since_ms);
+		sqlite3_bind_int64(st, 3, t->after_taken);
+		sqlite3_bind_int64(st, 4, t->after_id);
+		iter_sqlite(&it, st);
+	}
+	while (!t->truncated && (rc = iter_next(&it)) == 1)
+		if (tl_snapshot(q, t, &it.r)) {
+			rc = -1;
+			break;
+		}
+	if (st)
+		sqlite3_reset(st);
+	iter_release(&it);
+	if (rc < 0 && !q->ch)
+		db_error(q);
+	return rc < 0 ? -1 : 0;
 }
 
 json_t *query_timeline(struct query *q)
@@ -1168,7 +1630,7 @@ json_t *query_timeline(struct query *q)
 	doc = t.doc;
 	if (tl_scan(q, &t)) {
 		json_decref(doc);
-		doc = db_error(q);
+		doc = NULL;
 	} else {
 		set_u64(doc, "points", t.points);
 		json_object_set_new(doc, "truncated", json_boolean(t.truncated));
@@ -1232,25 +1694,27 @@ static int latest_lruvec(struct latest *l, struct lru_snapshot *s, const struct 
  * kernel, host_warnings, boot_id, seq, taken_ms, read_start_ms, read_end_ms,
  * page_size, data), its lruvecs limited to the memcgs matching the glob.
  */
-static int latest_host(struct query *q, struct latest *l, sqlite3_stmt *st, struct lru_snapshot *s)
+static int latest_host(struct query *q, struct latest *l, const struct row *row,
+		       struct lru_snapshot *s)
 {
-	const void *blob = sqlite3_column_blob(st, 9);
-	size_t len = (size_t)sqlite3_column_bytes(st, 9);
-	int64_t taken = sqlite3_column_int64(st, 5);
+	size_t len, nr_paths = 0;
+	const void *blob = row_blob(row, 9, &len);
+	int64_t taken = row_i64(row, 5);
+	const char **paths = NULL;
 	struct lru_fleet_reader r;
 	struct lru_fleet_lruvec lv;
 	struct lru_error err;
-	int more;
+	int more, rc = 0;
 
-	if (lru_strdup_into(&s->host.host, col_str(st, 0), NULL) ||
-	    lru_strdup_into(&s->host.kernel, col_str(st, 1), NULL) ||
-	    lru_strdup_into(&s->host.boot_id, col_str(st, 3), NULL))
+	if (lru_strdup_into(&s->host.host, row_str(row, 0), NULL) ||
+	    lru_strdup_into(&s->host.kernel, row_str(row, 1), NULL) ||
+	    lru_strdup_into(&s->host.boot_id, row_str(row, 3), NULL))
 		return -1;
-	s->host.warnings = col_mask(st, 2);
-	s->host.seq = col_u64(st, 4);
-	s->read_start_ms = sqlite3_column_int64(st, 6);
-	s->read_end_ms = sqlite3_column_int64(st, 7);
-	s->page_size = (uint32_t)col_u64(st, 8);
+	s->host.warnings = (uint32_t)row_i64(row, 2);
+	s->host.seq = row_u64(row, 4);
+	s->read_start_ms = row_i64(row, 6);
+	s->read_end_ms = row_i64(row, 7);
+	s->page_size = (uint32_t)row_u64(row, 8);
 	/* first the node count, then the nodes: a blob the store wrote is valid */
 	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
 		return 0;	/* as the timeline does: a snapshot without lruvecs */
@@ -1260,34 +1724,67 @@ static int latest_host(struct query *q, struct latest *l, sqlite3_stmt *st, stru
 	l->bytes += s->nr_nodes * sizeof(*s->nodes);
 	if (lru_fleet_unpack_begin(&r, blob, len, taken, s->nodes, s->nr_nodes, &err))
 		return 0;
+	if (q->ch && row_paths(row, 10, &paths, &nr_paths))
+		return -1;
 	map_clear(&l->memcgs, NULL);
 	while ((more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
-		struct tl_path *tp = tl_path(q, &l->paths, lv.path_id, l->glob);
+		struct tl_path *tp = path_of(q, &l->paths, &lv, paths, nr_paths, l->glob);
 
-		if (!tp || (tp->match && latest_lruvec(l, s, tp, &lv)))
-			return -1;
+		if (!tp || (tp->match && latest_lruvec(l, s, tp, &lv))) {
+			rc = -1;
+			break;
+		}
 	}
-	return 0;
+	free(paths);
+	return rc;
 }
 
-/* Every host's (or one's) latest snapshot into l, within max_bytes. */
-static int latest_scan(struct query *q, struct latest *l, const char *host, uint64_t max_bytes)
+/* The rows latest_host() reads, of every host or of one, by host name. */
+static struct iter *latest_rows(struct query *q, struct iter *it, const char *host)
 {
 	static const char *const sql =
 		"SELECT h.name, h.kernel, h.host_warnings, s.boot_id, s.seq, s.taken_ms, "
 		"s.read_start_ms, s.read_end_ms, s.page_size, s.data "
 		"FROM hosts h JOIN snapshots s ON s.id = h.snap_id ";
-	char text[512];
+	char text[512], snaps[160], hosts[160];
+	struct lru_buf chsql;
 	sqlite3_stmt *st;
+	struct iter *ok = NULL;
+
+	if (!q->ch) {
+		snprintf(text, sizeof(text), "%s%s", sql, host ? "WHERE h.name = ?1" : "ORDER BY h.name");
+		st = db_stmt(q->r, host ? S_LATEST_HOST : S_LATEST, text);
+		if (!st)
+			return db_error(q), NULL;
+		if (host)
+			sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+		return iter_sqlite(it, st);
+	}
+	lru_buf_init(&chsql);
+	if (lru_buf_printf(&chsql, NULL, "SELECT host, kernel, host_warnings, boot_id, seq, "
+			   "taken_ms, read_start_ms, read_end_ms, page_size, data, paths FROM %s FINAL "
+			   "WHERE (host, boot_id, seq) IN (SELECT host, boot_id, seq FROM %s FINAL)%s",
+			   ch_table(q->ch, "snapshots", snaps, sizeof(snaps)),
+			   ch_table(q->ch, "hosts_latest", hosts, sizeof(hosts)),
+			   host ? " AND host = " : "") ||
+	    (host && ch_quote(&chsql, host, strlen(host), NULL)) ||
+	    lru_buf_printf(&chsql, NULL, " ORDER BY host") || lru_buf_append(&chsql, "", 1, NULL))
+		bad(q, 500, "out of memory");
+	else
+		ok = iter_ch(q, it, (const char *)chsql.data);
+	lru_buf_release(&chsql);
+	return ok;
+}
+
+/* Every host's (or one's) latest snapshot into l, within max_bytes. */
+static int latest_scan(struct query *q, struct latest *l, const char *host, uint64_t max_bytes)
+{
+	struct iter it;
 	int rc;
 
-	snprintf(text, sizeof(text), "%s%s", sql, host ? "WHERE h.name = ?1" : "ORDER BY h.name");
-	st = db_stmt(q->r, host ? S_LATEST_HOST : S_LATEST, text);
-	if (!st)
-		return db_error(q), -1;
-	if (host)
-		sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	if (!latest_rows(q, &it, host))
+		return -1;
+	while ((rc = iter_next(&it)) == 1) {
 		if (l->n == l->alloc) {
 			size_t alloc = l->alloc ? l->alloc * 2 : 16;
 			struct lru_snapshot *p = realloc(l->snaps, alloc * sizeof(*p));
@@ -1299,17 +1796,22 @@ static int latest_scan(struct query *q, struct latest *l, const char *host, uint
 		}
 		lru_snapshot_init(&l->snaps[l->n]);
 		l->bytes += sizeof(*l->snaps) + 256;
-		if (latest_host(q, l, st, &l->snaps[l->n++]))
+		if (latest_host(q, l, &it.r, &l->snaps[l->n++]))
 			break;
 		if (l->bytes * LATEST_FACTOR > max_bytes) {
-			sqlite3_reset(st);
+			if (it.r.st)
+				sqlite3_reset(it.r.st);
+			iter_release(&it);
 			return bad(q, 413, "the latest snapshots take more than %" PRIu64 " MiB to "
 				   "send: ask for fewer with 'host' or 'memcg_glob'", max_bytes >> 20), -1;
 		}
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_ROW ? (bad(q, 500, "out of memory"), -1) : (db_error(q), -1);
+	if (it.r.st)
+		sqlite3_reset(it.r.st);
+	iter_release(&it);
+	if (rc)
+		return rc == 1 ? (bad(q, 500, "out of memory"), -1)
+		       : (query_error(q), -1);
 	return 0;
 }
 

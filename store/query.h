@@ -39,9 +39,12 @@
 #define QUERY_TIMELINE_LIMIT 50000
 #define QUERY_TIMELINE_LIMIT_MAX 200000
 
+struct ch;
+
 struct query {
-	struct store_db *db;
+	struct store_db *db;		/* the sqlite backend's, or NULL */
 	struct db_reader *r;
+	struct ch *ch;			/* the ClickHouse backend's (ch.h), or NULL */
 	const struct store_config *cfg;
 	int64_t now_ms;
 	const char *(*arg)(void *ctx, const char *name);

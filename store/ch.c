@@ -1,0 +1,869 @@
+/* ch.c - the ClickHouse backend: schema, the writer thread, SELECTs as TabSeparated rows. */
+#include "ch.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "lru_client.h"
+#include "lru_fleet.h"
+#include "lru_model.h"
+
+#define SQL_MAX 2048
+
+struct ch {
+	const struct store_config *cfg;
+	struct metrics *m;
+	char *password;
+	char user_hdr[256], *key_hdr;		/* X-ClickHouse-User / -Key lines */
+	char on_cluster[160];			/* " ON CLUSTER name" or "" */
+	atomic_uint next_url;			/* where the next request starts */
+
+	pthread_mutex_t lock;			/* guards the queue and the health */
+	pthread_cond_t wake;
+	struct ingest_job *head, **tail;
+	uint64_t queued;
+	bool stopping, started;
+	pthread_t writer;
+	char why[256];				/* the last insert's failure, "" healthy */
+
+	pthread_mutex_t hosts_lock;
+	int64_t hosts_at_ms;
+	uint64_t hosts;
+};
+
+/* ---- requests ---------------------------------------------------------------------- */
+
+static void wipe_free(char *s)
+{
+	if (s)
+		memset(s, 0, strlen(s));
+	free(s);
+}
+
+/*
+ * POST sql (in the body, or in the query parameter when data is the body)
+ * to the servers in turn; settings are "name", "value" pairs. The answer
+ * in out (may be NULL).
+ */
+static enum lru_err ch_post(struct ch *ch, const char *sql, const void *data, size_t len,
+			    const char *const *settings, struct lru_buf *out, struct lru_error *err)
+{
+	const struct lru_set_list *urls = &ch->cfg->ch_urls;
+	const char *hdrs[] = { ch->user_hdr, ch->key_hdr, NULL };
+	struct lru_client_param params[8];
+	size_t np = 0, start = atomic_load(&ch->next_url);
+	char last[320] = "";
+
+	if (data)
+		params[np++] = (struct lru_client_param){ "query", sql };
+	for (size_t i = 0; settings && settings[i] && np < 8; i += 2)
+		params[np++] = (struct lru_client_param){ settings[i], settings[i + 1] };
+	for (size_t k = 0; k < urls->n; k++) {
+		size_t u = (start + k) % urls->n;
+		const struct lru_client_opts o = {
+			.url = urls->v[u], .agent = "lrugen-store/" LRUGEN_VERSION,
+			.connect_timeout_ms = (long)ch->cfg->ch_connect_timeout_ms,
+			.timeout_ms = (long)ch->cfg->ch_timeout_ms,
+		};
+		const struct lru_client_req rq = {
+			.route = LRU_ROUTE_NR, .path = "/", .headers = hdrs,
+			.params = params, .nr_params = np,
+			.body = data ? data : sql, .len = data ? len : strlen(sql),
+			.content_type = "text/plain",
+		};
+		struct lru_client *c;
+		struct lru_client_resp resp;
+		enum lru_err rc = lru_client_new(&o, &c, err);
+
+		if (rc)
+			return rc;
+		rc = lru_client_do(c, &rq, &resp, err);
+		lru_client_free(c);
+		if (rc == LRU_ENOMEM) {
+			lru_client_resp_release(&resp);
+			return rc;
+		}
+		if (!rc && resp.status == 200) {
+			atomic_store(&ch->next_url, (unsigned)u);
+			if (out) {
+				lru_buf_release(out);
+				*out = resp.body;
+			} else {
+				lru_client_resp_release(&resp);
+			}
+			return LRU_OK;
+		}
+		if (!rc) {
+			/* ClickHouse's own error ("Code: 62, e.displayText() = ...") is final */
+			const char *body = (const char *)resp.body.data;
+			const char *what = strstr(body, ", e.what() = ");
+			size_t n = what ? (size_t)(what - body) : strcspn(body, "\n");
+			bool final = !strncmp(body, "Code:", 5) || resp.status < 500;
+
+			snprintf(last, sizeof(last), "%s answered %ld: %.*s", urls->v[u], resp.status,
+				 (int)(n < 240 ? n : 240), body);
+			lru_client_resp_release(&resp);
+			if (final)
+				return lru_fail(err, LRU_EPROTO, "ClickHouse at %s", last);
+			continue;
+		}
+		snprintf(last, sizeof(last), "%s: %s", urls->v[u], resp.detail);
+		lru_client_resp_release(&resp);
+	}
+	return lru_fail(err, LRU_EIO, "no ClickHouse server answered (last: %s)", last);
+}
+
+enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out, struct lru_error *err)
+{
+	/* an IN (SELECT ...) of a Distributed table reads each shard's own rows (sharded by host) */
+	static const char *const settings[] = { "distributed_product_mode", "local", NULL };
+
+	return ch_post(ch, sql, NULL, 0, ch->on_cluster[0] ? settings : NULL, out, err);
+}
+
+const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%s%s", ch->cfg->ch_database, name, ch->on_cluster[0] ? "" : "_local");
+	return buf;
+}
+
+/* ---- TabSeparated -------------------------------------------------------------------- */
+
+enum lru_err ch_quote(struct lru_buf *b, const char *s, size_t n, struct lru_error *err)
+{
+	if (lru_buf_append(b, "'", 1, err))
+		return LRU_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char e[2] = { '\\', s[i] };
+
+		switch (s[i]) {
+		case '\\': case '\'': break;
+		case '\n': e[1] = 'n'; break;
+		case '\t': e[1] = 't'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\0': e[1] = '0'; break;
+		default:
+			if (lru_buf_append(b, &s[i], 1, err))
+				return LRU_ENOMEM;
+			continue;
+		}
+		if (lru_buf_append(b, e, 2, err))
+			return LRU_ENOMEM;
+	}
+	return lru_buf_append(b, "'", 1, err);
+}
+
+/* A TabSeparated field: s escaped (\\ \t \n \r \0), without quotes. */
+static enum lru_err tsv_str(struct lru_buf *b, const void *v, size_t n, struct lru_error *err)
+{
+	const char *s = v;
+	size_t from = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char e = s[i] == '\\' ? '\\' : s[i] == '\t' ? 't' : s[i] == '\n' ? 'n'
+		       : s[i] == '\r' ? 'r' : s[i] == '\0' ? '0' : 0;
+		char esc[2] = { '\\', e };
+
+		if (!e)
+			continue;
+		if (lru_buf_append(b, s + from, i - from, err) || lru_buf_append(b, esc, 2, err))
+			return LRU_ENOMEM;
+		from = i + 1;
+	}
+	return lru_buf_append(b, s + from, n - from, err);
+}
+
+void ch_rows_init(struct ch_rows *r, struct lru_buf *tsv)
+{
+	memset(r, 0, sizeof(*r));
+	r->p = (char *)tsv->data;
+	r->end = r->p + tsv->len;
+}
+
+int ch_rows_next(struct ch_rows *r)
+{
+	char *w, *field;
+
+	if (!r->p || r->p >= r->end)
+		return 0;
+	r->nf = 0;
+	field = w = r->p;
+	for (;;) {
+		char c = r->p < r->end ? *r->p : '\n';
+
+		r->p++;
+		if (c == '\t' || c == '\n') {
+			*w = '\0';
+			if (r->nf < CH_MAX_FIELDS) {
+				r->f[r->nf] = field;
+				r->len[r->nf++] = (size_t)(w - field);
+			}
+			if (c == '\n')
+				return 1;
+			field = w = r->p;
+			continue;
+		}
+		if (c == '\\' && r->p < r->end) {
+			char e = *r->p++;
+
+			c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == '0' ? '\0'
+			  : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
+		}
+		*w++ = c;
+	}
+}
+
+/* ---- schema ------------------------------------------------------------------------ */
+
+struct ch_table_def {
+	const char *name, *columns, *order, *version, *partition;
+};
+
+#define COLD_COL "cold Array(UInt64)"
+
+static const struct ch_table_def tables_v1[] = {
+	{ "hosts_latest",
+	  "host String, taken_ms UInt64, ingest_ms Int64, boot_id String, seq UInt64, "
+	  "kernel String, page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, "
+	  "nr_lruvecs UInt32, mem_total UInt64, mem_free UInt64, total UInt64, " COLD_COL ", "
+	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL },
+	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL },
+	{ "nodes_latest",
+	  "host String, node Int32, taken_ms UInt64, mem_total UInt64, mem_free UInt64, "
+	  "total UInt64, " COLD_COL ", warnings UInt32", "(host, node)", "taken_ms", NULL },
+	{ "memcgs_latest",
+	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
+	  "(host, path)", "taken_ms", NULL },
+	{ "memcg_samples",
+	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
+	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL,
+	  "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000)))" },
+	{ "snapshots",
+	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
+	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
+	  "page_size UInt32, nr_lruvecs UInt32, mem_total UInt64, mem_free UInt64, "
+	  "total UInt64, paths String, data String",
+	  "(host, boot_id, seq)", NULL, "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000)))" },
+};
+
+#define NR_TABLES_V1 (sizeof(tables_v1) / sizeof(tables_v1[0]))
+#define SCHEMA_VERSION 1
+
+static enum lru_err run_ddl(struct ch *ch, struct lru_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static enum lru_err run_ddl(struct ch *ch, struct lru_error *err, const char *fmt, ...)
+{
+	char sql[SQL_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(sql))
+		return lru_fail(err, LRU_ERANGE, "a schema statement is too long");
+	log_debug("clickhouse: %s", sql);
+	return ch_post(ch, sql, NULL, 0, NULL, NULL, err);
+}
+
+static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database, *cl = ch->cfg->ch_cluster;
+	char engine[512], part[160] = "";
+	enum lru_err rc;
+
+	if (t->partition)
+		snprintf(part, sizeof(part), " PARTITION BY %s", t->partition);
+	if (ch->on_cluster[0])
+		snprintf(engine, sizeof(engine),
+			 "ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/%s/%s', '{replica}'%s%s)",
+			 db, t->name, t->version ? ", " : "", t->version ? t->version : "");
+	else
+		snprintf(engine, sizeof(engine), "ReplacingMergeTree(%s)", t->version ? t->version : "");
+	rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s%s ORDER BY %s",
+		     db, t->name, ch->on_cluster, t->columns, engine, part, t->order);
+	if (rc || !ch->on_cluster[0])
+		return rc;
+	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s%s AS %s.%s_local "
+		       "ENGINE = Distributed(%s, %s, %s_local, sipHash64(host))",
+		       db, t->name, ch->on_cluster, db, t->name, cl, db, t->name);
+}
+
+/* The schema version every server of clickhouse-url sees; -1 when one does not answer. */
+static int64_t schema_version(struct ch *ch, size_t url, struct lru_error *err)
+{
+	struct lru_buf out;
+	struct ch_rows r;
+	int64_t v = -1;
+	unsigned saved = atomic_load(&ch->next_url);
+	char sql[256];
+
+	lru_buf_init(&out);
+	atomic_store(&ch->next_url, (unsigned)url);
+	snprintf(sql, sizeof(sql), "SELECT max(version) FROM %s.migrations_local",
+		 ch->cfg->ch_database);
+	if (!ch_post(ch, sql, NULL, 0, NULL, &out, err)) {
+		ch_rows_init(&r, &out);
+		v = ch_rows_next(&r) ? strtoll(r.f[0], NULL, 10) : 0;
+	}
+	atomic_store(&ch->next_url, saved);
+	lru_buf_release(&out);
+	return v;
+}
+
+static enum lru_err migrate(struct ch *ch, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database;
+	char engine[256];
+	enum lru_err rc;
+	int64_t have;
+
+	if (ch->on_cluster[0])
+		snprintf(engine, sizeof(engine), "ReplicatedReplacingMergeTree("
+			 "'/clickhouse/lrugen/%s/migrations', '{replica}')", db);
+	else
+		snprintf(engine, sizeof(engine), "ReplacingMergeTree()");
+	rc = run_ddl(ch, err, "CREATE DATABASE IF NOT EXISTS %s%s", db, ch->on_cluster);
+	if (!rc)
+		rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.migrations_local%s "
+			     "(version UInt32, applied_ms Int64) ENGINE = %s ORDER BY version",
+			     db, ch->on_cluster, engine);
+	if (rc)
+		return rc;
+	have = schema_version(ch, atomic_load(&ch->next_url), err);
+	if (have < 0)
+		return err->code;
+	if (have < 1) {
+		for (size_t i = 0; i < NR_TABLES_V1; i++)
+			if ((rc = create_table(ch, &tables_v1[i], err)))
+				return rc;
+		rc = run_ddl(ch, err, "INSERT INTO %s.migrations_local VALUES (1, %" PRId64 ")",
+			     db, lru_now_ms());
+		if (rc)
+			return rc;
+		log_info("clickhouse: schema version %d created in database %s", SCHEMA_VERSION, db);
+	} else {
+		log_info("clickhouse: schema version %" PRId64 " is current", have);
+	}
+	/* the version row replicates: wait until every server of clickhouse-url sees it */
+	for (size_t u = 0; u < ch->cfg->ch_urls.n; u++) {
+		int64_t until = lru_now_ms() + 60000;
+
+		while (schema_version(ch, u, err) < SCHEMA_VERSION) {
+			if (lru_now_ms() > until)
+				return lru_fail(err, LRU_EIO, "%s does not see schema version %d after "
+						"60 s", ch->cfg->ch_urls.v[u], SCHEMA_VERSION);
+			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		}
+	}
+	return LRU_OK;
+}
+
+/* ---- writing ----------------------------------------------------------------------- */
+
+struct batch {
+	struct lru_buf t[6];		/* rows of each table of insert_into[] */
+};
+
+enum { T_HOSTS, T_FIRST, T_NODES, T_MEMCGS, T_SAMPLES, T_SNAPS, T_NR };
+
+/* in this order: the raw snapshot last (its row says every other row was written) */
+static const char *const insert_into[T_NR] = {
+	"hosts_latest", "hosts_first", "nodes_latest", "memcgs_latest", "memcg_samples", "snapshots",
+};
+
+static enum lru_err put_cold(struct lru_buf *b, const struct lru_fleet_cold *c,
+			     struct lru_error *err)
+{
+	enum lru_err rc = lru_buf_printf(b, err, "\t[");
+
+	for (int k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++)
+		rc = lru_buf_printf(b, err, "%s%" PRIu64, k ? "," : "", c->cold[k]);
+	return rc ? rc : lru_buf_printf(b, err, "]\t%u\n", (unsigned)c->warnings);
+}
+
+/*
+ * The snapshot's memcg paths, NUL-separated (a path has no NUL), as one
+ * field: the packed lruvecs name their memcg by its place in it.
+ */
+static enum lru_err put_paths(struct lru_buf *b, const struct lru_snapshot *s,
+			      struct lru_error *err)
+{
+	for (size_t m = 0; m < s->nr_memcgs; m++)
+		if ((m && tsv_str(b, "", 1, err)) ||
+		    tsv_str(b, s->memcgs[m].path, strlen(s->memcgs[m].path), err))
+			return LRU_ENOMEM;
+	return LRU_OK;
+}
+
+/* A memcg path's bytes in one snapshot: its lruvecs summed (nodes, and cgroups of one name). */
+struct path_sum {
+	const char *path;
+	struct lru_fleet_cold c;
+};
+
+static int cmp_path_sum(const void *a, const void *b)
+{
+	return strcmp(((const struct path_sum *)a)->path, ((const struct path_sum *)b)->path);
+}
+
+/* The snapshot's path sums in *out (malloc'd), by path; SIZE_MAX out of memory. */
+static size_t path_sums(const struct lru_snapshot *s, const struct lru_fleet_rows *rows,
+			struct path_sum **out)
+{
+	struct path_sum *v = malloc((s->nr_lruvecs ? s->nr_lruvecs : 1) * sizeof(*v));
+	size_t n = 0;
+
+	*out = v;
+	if (!v)
+		return SIZE_MAX;
+	for (size_t i = 0; i < s->nr_lruvecs; i++)
+		v[i] = (struct path_sum){ s->memcgs[s->lruvecs[i].memcg].path, rows->lv[i] };
+	if (s->nr_lruvecs > 1)
+		qsort(v, s->nr_lruvecs, sizeof(*v), cmp_path_sum);
+	for (size_t i = 0; i < s->nr_lruvecs; i++) {
+		if (n && !strcmp(v[n - 1].path, v[i].path))
+			lru_fleet_cold_add(&v[n - 1].c, &v[i].c);
+		else
+			v[n++] = v[i];
+	}
+	return n;
+}
+
+/* One snapshot's rows of every table, appended to b. */
+static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, int64_t now,
+				 struct lru_error *err)
+{
+	const struct lru_snapshot *s = is->snap;
+	const struct lru_fleet_rows *rows = &is->rows;
+	const char *host = s->host.host ? s->host.host : "", *boot = s->host.boot_id ? s->host.boot_id : "";
+	const char *kernel = s->host.kernel ? s->host.kernel : "";
+	uint64_t taken = rows->taken_ms > 0 ? (uint64_t)rows->taken_ms : 0;
+	uint64_t *ids = calloc(s->nr_memcgs ? s->nr_memcgs : 1, sizeof(*ids));
+	struct lru_buf *t = b->t, blob;
+	enum lru_err rc = ids ? LRU_OK : lru_fail(err, LRU_ENOMEM, "out of memory");
+	struct path_sum *sums = NULL;
+	size_t nr_sums;
+
+	lru_buf_init(&blob);
+	for (size_t m = 0; m < s->nr_memcgs && ids; m++)
+		ids[m] = m;	/* the packed lruvecs name their memcg by its place in paths */
+#define STR(buf, v) tsv_str(buf, v, strlen(v), err)
+	rc = rc || STR(&t[T_HOSTS], host) ||
+	     lru_buf_printf(&t[T_HOSTS], err, "\t%" PRIu64 "\t%" PRId64 "\t", taken, now) ||
+	     STR(&t[T_HOSTS], boot) || lru_buf_printf(&t[T_HOSTS], err, "\t%" PRIu64 "\t", s->host.seq) ||
+	     STR(&t[T_HOSTS], kernel) ||
+	     lru_buf_printf(&t[T_HOSTS], err, "\t%u\t%zu\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
+		     s->page_size ? s->page_size : 4096, rows->nr_nodes, s->nr_memcgs,
+		     s->nr_lruvecs, rows->mem_total, rows->mem_free, rows->host.total) ||
+	     lru_buf_printf(&t[T_HOSTS], err, "\t[") ? LRU_ENOMEM : LRU_OK;
+	for (int k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++)
+		rc = lru_buf_printf(&t[T_HOSTS], err, "%s%" PRIu64, k ? "," : "", rows->host.cold[k]);
+	rc = rc || lru_buf_printf(&t[T_HOSTS], err, "]\t%u\t%u\n", (unsigned)s->host.warnings,
+			   (unsigned)rows->host.warnings) ? LRU_ENOMEM : rc;
+
+	rc = rc || STR(&t[T_FIRST], host) ||
+	     lru_buf_printf(&t[T_FIRST], err, "\t%" PRId64 "\t%" PRIu64 "\n", now,
+		     (uint64_t)INT64_MAX - (uint64_t)(now > 0 ? now : 0)) ? LRU_ENOMEM : rc;
+
+	for (size_t i = 0; !rc && i < rows->nr_nodes; i++) {
+		const struct lru_fleet_node *n = &rows->nodes[i];
+
+		rc = STR(&t[T_NODES], host) ||
+		     lru_buf_printf(&t[T_NODES], err, "\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
+			     n->node, taken, n->mem_total, n->mem_free, n->cold.total) ||
+		     put_cold(&t[T_NODES], &n->cold, err) ? LRU_ENOMEM : LRU_OK;
+	}
+	nr_sums = rc ? 0 : path_sums(s, rows, &sums);
+	if (nr_sums == SIZE_MAX)
+		rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < nr_sums; i++) {
+		const struct path_sum *p = &sums[i];
+
+		rc = STR(&t[T_MEMCGS], host) || lru_buf_append(&t[T_MEMCGS], "\t", 1, err) ||
+		     STR(&t[T_MEMCGS], p->path) ||
+		     lru_buf_printf(&t[T_MEMCGS], err, "\t%" PRIu64 "\t%" PRIu64, taken, p->c.total) ||
+		     put_cold(&t[T_MEMCGS], &p->c, err) ||
+		     STR(&t[T_SAMPLES], p->path) || lru_buf_append(&t[T_SAMPLES], "\t", 1, err) ||
+		     STR(&t[T_SAMPLES], host) || lru_buf_append(&t[T_SAMPLES], "\t", 1, err) ||
+		     STR(&t[T_SAMPLES], boot) ||
+		     lru_buf_printf(&t[T_SAMPLES], err, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
+				    s->host.seq, taken, p->c.total) ||
+		     put_cold(&t[T_SAMPLES], &p->c, err) ? LRU_ENOMEM : LRU_OK;
+	}
+	free(sums);
+	if (!rc)
+		rc = lru_fleet_pack(s, ids, &blob, err);
+	rc = rc || STR(&t[T_SNAPS], host) || lru_buf_append(&t[T_SNAPS], "\t", 1, err) ||
+	     STR(&t[T_SNAPS], boot) ||
+	     lru_buf_printf(&t[T_SNAPS], err, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64
+		     "\t%" PRId64 "\t", s->host.seq, taken, s->read_start_ms, s->read_end_ms, now) ||
+	     STR(&t[T_SNAPS], kernel) ||
+	     lru_buf_printf(&t[T_SNAPS], err, "\t%u\t%u\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
+		     (unsigned)s->host.warnings, s->page_size ? s->page_size : 4096,
+		     s->nr_lruvecs, rows->mem_total, rows->mem_free, rows->host.total) ||
+	     put_paths(&t[T_SNAPS], s, err) || lru_buf_append(&t[T_SNAPS], "\t", 1, err) ||
+	     tsv_str(&t[T_SNAPS], blob.data, blob.len, err) ||
+	     lru_buf_append(&t[T_SNAPS], "\n", 1, err) ? (rc ? rc : LRU_ENOMEM) : rc;
+#undef STR
+	lru_buf_release(&blob);
+	free(ids);
+	return rc;
+}
+
+/* Snapshot identities: those stored already, then those this round writes. */
+struct idents {
+	struct ident { const char *host, *boot; uint64_t seq; } *v;
+	size_t n, alloc;
+};
+
+static int idents_add(struct idents *ids, const char *host, const char *boot, uint64_t seq)
+{
+	if (ids->n == ids->alloc) {
+		size_t alloc = ids->alloc ? ids->alloc * 2 : 64;
+		struct ident *v = realloc(ids->v, alloc * sizeof(*v));
+
+		if (!v)
+			return -1;
+		ids->v = v;
+		ids->alloc = alloc;
+	}
+	ids->v[ids->n++] = (struct ident){ host, boot, seq };
+	return 0;
+}
+
+static bool idents_has(const struct idents *ids, const char *host, const char *boot, uint64_t seq)
+{
+	for (size_t i = 0; i < ids->n; i++)
+		if (ids->v[i].seq == seq && !strcmp(ids->v[i].host, host) &&
+		    !strcmp(ids->v[i].boot, boot))
+			return true;
+	return false;
+}
+
+/* Which snapshots of the jobs are stored already: their identities, one a line, into out. */
+static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, struct lru_buf *out,
+				   struct lru_error *err)
+{
+	struct lru_buf sql;
+	char tbl[160];
+	bool first = true;
+	enum lru_err rc;
+
+	lru_buf_init(&sql);
+	rc = lru_buf_printf(&sql, err, "SELECT DISTINCT host, boot_id, seq FROM %s WHERE (host, boot_id, "
+		     "seq) IN (", ch_table(ch, "snapshots", tbl, sizeof(tbl)));
+	for (struct ingest_job *j = jobs; j && !rc; j = j->next)
+		for (size_t i = 0; i < j->n && !rc; i++) {
+			const struct lru_snapshot *s = j->items[i].snap;
+			const char *h = s->host.host ? s->host.host : "";
+			const char *b = s->host.boot_id ? s->host.boot_id : "";
+
+			rc = lru_buf_append(&sql, first ? "(" : ",(", first ? 1 : 2, err) ||
+			     ch_quote(&sql, h, strlen(h), err) || lru_buf_append(&sql, ",", 1, err) ||
+			     ch_quote(&sql, b, strlen(b), err) ||
+			     lru_buf_printf(&sql, err, ",%" PRIu64 ")", s->host.seq) ? LRU_ENOMEM : LRU_OK;
+			first = false;
+		}
+	if (!rc)
+		rc = lru_buf_append(&sql, ")", 2, err);	/* with the NUL */
+	if (!rc)
+		rc = ch_post(ch, (const char *)sql.data, NULL, 0, NULL, out, err);
+	lru_buf_release(&sql);
+	return rc;
+}
+
+/* Write the jobs' new snapshots; set each job's accepted and duplicates. */
+static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lru_error *err)
+{
+	const char *cluster_settings[] = { "insert_distributed_sync", "1", "insert_quorum", NULL,
+					   NULL };
+	struct lru_buf known, *t;
+	struct idents ids = { 0 };
+	struct ch_rows r;
+	struct batch b;
+	char quorum[16], tbl[160], sql[256];
+	int64_t now = lru_now_ms();
+	enum lru_err rc;
+	size_t seen = 0;
+
+	memset(&b, 0, sizeof(b));
+	lru_buf_init(&known);
+	rc = stored_already(ch, jobs, &known, err);
+	ch_rows_init(&r, &known);
+	while (!rc && ch_rows_next(&r))
+		if (r.nf == 3 && idents_add(&ids, r.f[0], r.f[1], strtoull(r.f[2], NULL, 10)))
+			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+	for (struct ingest_job *j = jobs; j && !rc; j = j->next) {
+		j->accepted = j->duplicates = 0;
+		for (size_t i = 0; i < j->n && !rc; i++) {
+			const struct lru_snapshot *s = j->items[i].snap;
+			const char *h = s->host.host ? s->host.host : "";
+			const char *bt = s->host.boot_id ? s->host.boot_id : "";
+
+			/* stored before, or twice in what this round writes: once */
+			if (idents_has(&ids, h, bt, s->host.seq)) {
+				j->duplicates++;
+				continue;
+			}
+			rc = put_snapshot(&b, &j->items[i], now, err);
+			if (!rc && idents_add(&ids, h, bt, s->host.seq))
+				rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+			j->accepted++;
+			seen++;
+		}
+	}
+	snprintf(quorum, sizeof(quorum), "%" PRId64, ch->cfg->ch_insert_quorum);
+	cluster_settings[3] = ch->cfg->ch_insert_quorum > 1 ? quorum : NULL;
+	if (!cluster_settings[3])
+		cluster_settings[2] = NULL;
+	t = b.t;
+	for (int k = 0; !rc && seen && k < T_NR; k++) {
+		if (!t[k].len)
+			continue;
+		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated",
+			 ch_table(ch, insert_into[k], tbl, sizeof(tbl)));
+		rc = ch_post(ch, sql, t[k].data, t[k].len,
+			     ch->on_cluster[0] ? cluster_settings : NULL, NULL, err);
+	}
+	for (int k = 0; k < T_NR; k++)
+		lru_buf_release(&t[k]);
+	lru_buf_release(&known);
+	free(ids.v);
+	return rc;
+}
+
+static void *writer_main(void *arg)
+{
+	struct ch *ch = arg;
+
+	pthread_mutex_lock(&ch->lock);
+	for (;;) {
+		struct ingest_job *jobs, *next;
+		struct lru_error err;
+		enum lru_err rc;
+		uint64_t n = 0;
+
+		while (!ch->head && !ch->stopping)
+			pthread_cond_wait(&ch->wake, &ch->lock);
+		if (!ch->head)
+			break;
+		/* up to batch-max snapshots (one job at least) */
+		jobs = ch->head;
+		for (struct ingest_job **pp = &ch->head; *pp; pp = &(*pp)->next) {
+			if (n && n + (*pp)->n > (uint64_t)ch->cfg->batch_max) {
+				ch->head = *pp;
+				*pp = NULL;
+				break;
+			}
+			n += (*pp)->n;
+			if (!(*pp)->next) {
+				ch->head = NULL;
+				ch->tail = &ch->head;
+				break;
+			}
+		}
+		ch->queued -= n;
+		pthread_mutex_unlock(&ch->lock);
+
+		lru_error_clear(&err);
+		rc = write_jobs(ch, jobs, &err);
+		if (rc)
+			log_error("clickhouse: %zu snapshots not written: %s", (size_t)n, err.msg);
+		pthread_mutex_lock(&ch->lock);
+		snprintf(ch->why, sizeof(ch->why), "%s", rc ? err.msg : "");
+		pthread_mutex_unlock(&ch->lock);
+		for (struct ingest_job *j = jobs; j; j = next) {
+			next = j->next;
+			j->next = NULL;
+			j->status = rc == LRU_ENOMEM ? 500 : rc ? 503 : 0;
+			if (!rc) {
+				atomic_fetch_add(&ch->m->accepted, j->accepted);
+				atomic_fetch_add(&ch->m->duplicates, j->duplicates);
+			}
+			j->done(j);
+		}
+		pthread_mutex_lock(&ch->lock);
+	}
+	pthread_mutex_unlock(&ch->lock);
+	return NULL;
+}
+
+int ch_submit(struct ch *ch, struct ingest_job *job)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&ch->lock);
+	if (!ch->stopping && ch->queued + job->n <= (uint64_t)ch->cfg->queue_max) {
+		job->next = NULL;
+		job->queued_ms = lru_now_ms();
+		*ch->tail = job;
+		ch->tail = &job->next;
+		ch->queued += job->n;
+		pthread_cond_signal(&ch->wake);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	return rc;
+}
+
+uint64_t ch_queue_snapshots(struct ch *ch)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ch->lock);
+	n = ch->queued;
+	pthread_mutex_unlock(&ch->lock);
+	return n;
+}
+
+uint64_t ch_nr_hosts(struct ch *ch)
+{
+	int64_t now = lru_now_ms();
+	uint64_t n;
+
+	pthread_mutex_lock(&ch->hosts_lock);
+	if (now - ch->hosts_at_ms > 5000) {
+		struct lru_buf out;
+		struct lru_error err;
+		struct ch_rows r;
+		char sql[256], tbl[160];
+
+		lru_buf_init(&out);
+		snprintf(sql, sizeof(sql), "SELECT uniqExact(host) FROM %s",
+			 ch_table(ch, "hosts_first", tbl, sizeof(tbl)));
+		if (!ch_select(ch, sql, &out, &err)) {
+			ch_rows_init(&r, &out);
+			if (ch_rows_next(&r))
+				ch->hosts = strtoull(r.f[0], NULL, 10);
+		}
+		ch->hosts_at_ms = now;
+		lru_buf_release(&out);
+	}
+	n = ch->hosts;
+	pthread_mutex_unlock(&ch->hosts_lock);
+	return n;
+}
+
+bool ch_healthy(struct ch *ch, char *why, size_t size)
+{
+	struct lru_error err;
+	bool ok;
+
+	if (ch_select(ch, "SELECT 1", NULL, &err)) {
+		snprintf(why, size, "%s", err.msg);
+		return false;
+	}
+	pthread_mutex_lock(&ch->lock);
+	ok = !ch->why[0];
+	snprintf(why, size, "%s", ch->why);
+	pthread_mutex_unlock(&ch->lock);
+	return ok;
+}
+
+/* ---- open and close ---------------------------------------------------------------- */
+
+static int read_password(struct ch *ch, char *errbuf, size_t size)
+{
+	struct lru_error err;
+	size_t len;
+
+	if (ch->cfg->ch_password_file[0] &&
+	    lru_client_read_token(ch->cfg->ch_password_file, &ch->password, &err)) {
+		snprintf(errbuf, size, "clickhouse-password-file: %s", err.msg);
+		return -1;
+	}
+	len = strlen(ch->password ? ch->password : "") + 32;
+	ch->key_hdr = malloc(len);
+	if (!ch->key_hdr) {
+		snprintf(errbuf, size, "out of memory");
+		return -1;
+	}
+	snprintf(ch->key_hdr, len, "X-ClickHouse-Key: %s", ch->password ? ch->password : "");
+	snprintf(ch->user_hdr, sizeof(ch->user_hdr), "X-ClickHouse-User: %s", ch->cfg->ch_user);
+	return 0;
+}
+
+int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
+	    bool migrate_only, char *errbuf, size_t size)
+{
+	struct ch *ch = calloc(1, sizeof(*ch));
+	struct lru_error err;
+	int64_t have;
+
+	*out = ch;
+	if (!ch) {
+		snprintf(errbuf, size, "out of memory");
+		return -1;
+	}
+	ch->cfg = cfg;
+	ch->m = m;
+	ch->tail = &ch->head;
+	pthread_mutex_init(&ch->lock, NULL);
+	pthread_mutex_init(&ch->hosts_lock, NULL);
+	pthread_cond_init(&ch->wake, NULL);
+	if (cfg->ch_cluster[0])
+		snprintf(ch->on_cluster, sizeof(ch->on_cluster), " ON CLUSTER %s", cfg->ch_cluster);
+	if (read_password(ch, errbuf, size))
+		return -1;
+	lru_error_clear(&err);
+	if (migrate_only) {
+		if (migrate(ch, &err)) {
+			snprintf(errbuf, size, "--migrate: %s", err.msg);
+			return -1;
+		}
+		return 0;
+	}
+	have = schema_version(ch, 0, &err);
+	for (size_t u = 1; have < 0 && u < cfg->ch_urls.n; u++)
+		have = schema_version(ch, u, &err);
+	if (have < 0) {
+		snprintf(errbuf, size, "%s%s", err.msg, err.code == LRU_EPROTO ?
+			 " (a new database? run lrugen-store --migrate with the same settings)" : "");
+		return -1;
+	}
+	if (have != SCHEMA_VERSION) {
+		snprintf(errbuf, size, "ClickHouse database '%s' has schema version %" PRId64
+			 ", this lrugen-store needs %d: run lrugen-store --migrate", cfg->ch_database,
+			 have, SCHEMA_VERSION);
+		return -1;
+	}
+	if (pthread_create(&ch->writer, NULL, writer_main, ch)) {
+		snprintf(errbuf, size, "cannot start the writer thread");
+		return -1;
+	}
+	ch->started = true;
+	return 0;
+}
+
+void ch_stop_writer(struct ch *ch)
+{
+	if (!ch || !ch->started)
+		return;
+	pthread_mutex_lock(&ch->lock);
+	ch->stopping = true;
+	pthread_cond_broadcast(&ch->wake);
+	pthread_mutex_unlock(&ch->lock);
+	pthread_join(ch->writer, NULL);
+	ch->started = false;
+}
+
+void ch_close(struct ch *ch)
+{
+	if (!ch)
+		return;
+	ch_stop_writer(ch);
+	pthread_mutex_destroy(&ch->lock);
+	pthread_mutex_destroy(&ch->hosts_lock);
+	pthread_cond_destroy(&ch->wake);
+	wipe_free(ch->password);
+	wipe_free(ch->key_hdr);
+	free(ch);
+}

@@ -1,0 +1,101 @@
+/*
+ * ch.h - the store's ClickHouse backend (backend = clickhouse): the same
+ * ingest contract and answers as the sqlite one (db.h), with no state in the
+ * store itself, so that any number of lrugen-store front-ends serve one
+ * ClickHouse server or cluster.
+ *
+ * Talking to ClickHouse. Its HTTP interface, through lru_client (libcurl):
+ * SQL in the body or the query parameter, rows as TabSeparated, the user and
+ * password in X-ClickHouse-User / X-ClickHouse-Key headers. The URLs of
+ * clickhouse-url are tried in turn, starting after the last one that
+ * answered; a server that does not answer (or answers 5xx without a query
+ * error) passes the request to the next.
+ *
+ * Schema (ch_schema.h), created and upgraded by --migrate: with a cluster,
+ * *_local tables are ReplicatedReplacingMergeTree (ZooKeeper) on every
+ * server and the tables without the suffix are Distributed over them,
+ * sharded by sipHash64(host); without a cluster there is one server, the
+ * *_local tables are ReplacingMergeTree and queries read them directly.
+ * Migrations are versioned in a table replicated to every server.
+ *
+ * Writing. HTTP threads prepare a job as for sqlite (ingest_job_prepare) and
+ * ch_submit() it. One writer thread takes every queued job (up to
+ * batch-max snapshots), asks which of their snapshots are stored already
+ * (duplicates: acknowledged, not written again), and INSERTs the rest: the
+ * latest-state tables first (hosts_latest, nodes_latest, memcgs_latest,
+ * hosts_first), the raw snapshots last, so that a snapshot row means every
+ * row of it was written. With a cluster each INSERT goes through the
+ * Distributed table synchronously (insert_distributed_sync) with
+ * insert_quorum = clickhouse-insert-quorum: ClickHouse answers only once
+ * that many replicas of the shard hold the rows. Only then are the jobs
+ * acknowledged (done(): status 0); when the cluster cannot take them,
+ * status 503 (the collector keeps them and retries).
+ *
+ * Exactly once. An INSERT that failed midway, a resend after a lost answer,
+ * or one batch sent to two front-ends at once can write a snapshot's rows
+ * twice. Every table is a replacing engine keyed by the row's identity
+ * (the snapshot: host, boot id, seq; the latest state: host [, node | memcg
+ * path], newest taken_ms wins), and every query reads with FINAL, so each
+ * snapshot counts once in every answer whatever was written twice.
+ */
+#ifndef STORE_CH_H
+#define STORE_CH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "db.h"
+#include "lru_buf.h"
+#include "lru_err.h"
+#include "metrics.h"
+
+struct ch;
+
+/*
+ * Connect to the servers of cfg (one must answer) and check that the schema
+ * is current; with migrate_only, create or upgrade it instead and return
+ * without starting the writer. -1 with a message in errbuf.
+ */
+int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
+	    bool migrate_only, char *errbuf, size_t size);
+/* As db_stop_writer: refuse new jobs, finish the queued ones, stop the writer. */
+void ch_stop_writer(struct ch *ch);
+void ch_close(struct ch *ch);
+
+/* Queue a job for the writer: 0, or -1 when the queue is full or closing. */
+int ch_submit(struct ch *ch, struct ingest_job *job);
+uint64_t ch_queue_snapshots(struct ch *ch);
+/* Hosts known (asked of ClickHouse at most every few seconds; 0 when it does not answer). */
+uint64_t ch_nr_hosts(struct ch *ch);
+/* false (with a reason) when no server answers, or the last insert failed. */
+bool ch_healthy(struct ch *ch, char *why, size_t size);
+
+/*
+ * Run one SELECT (the table names as ch_table() gives them) and put its
+ * rows, TabSeparated, in out. LRU_EIO when no server answered, LRU_EPROTO
+ * with ClickHouse's message for a query it refused.
+ */
+enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out,
+		       struct lru_error *err);
+/* The table to read: "DB.hosts_latest" with a cluster (Distributed), else "DB.hosts_latest_local". */
+const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size);
+
+/* Rows of a TabSeparated answer, read in place (the buffer is modified). */
+#define CH_MAX_FIELDS 48
+struct ch_rows {
+	char *p, *end;
+	char *f[CH_MAX_FIELDS];
+	size_t len[CH_MAX_FIELDS];
+	size_t nf;
+};
+
+void ch_rows_init(struct ch_rows *r, struct lru_buf *tsv);
+/* 1: the next row's fields are in f/len (unescaped, NUL-terminated); 0: no more. */
+int ch_rows_next(struct ch_rows *r);
+
+/* Append s as a ClickHouse string literal ('...', escaped) to b. */
+enum lru_err ch_quote(struct lru_buf *b, const char *s, size_t n, struct lru_error *err);
+
+#endif
