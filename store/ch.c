@@ -1,6 +1,7 @@
 /* ch.c - the ClickHouse backend: schema, the writer thread, SELECTs as TabSeparated rows. */
 #include "ch.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include "log.h"
 #include "lru_client.h"
 #include "lru_fleet.h"
+#include "lru_hash.h"
 #include "lru_model.h"
 
 #define SQL_MAX 2048
@@ -26,11 +28,11 @@ struct ch {
 	atomic_uint next_url;			/* where the next request starts */
 
 	pthread_mutex_t lock;			/* guards the queue and the health */
-	pthread_cond_t wake;
+	pthread_cond_t wake, maint_wake;
 	struct ingest_job *head, **tail;
 	uint64_t queued;
-	bool stopping, started;
-	pthread_t writer;
+	bool stopping, started, maint_started;
+	pthread_t writer, maint;
 	char why[256];				/* the last insert's failure, "" healthy */
 
 	pthread_mutex_t hosts_lock;
@@ -222,35 +224,59 @@ int ch_rows_next(struct ch_rows *r)
 
 /* ---- schema ------------------------------------------------------------------------ */
 
+/*
+ * A table of the schema: its columns, sorting key (its rows' identity: a
+ * replacing engine keeps one row per key, the one of the largest version
+ * when there is a version column), and a partition key. A table with "from"
+ * is filled by a materialized view of that table's inserts ("select": the
+ * SELECT list, with "array_join" for one row per array element).
+ */
 struct ch_table_def {
 	const char *name, *columns, *order, *version, *partition;
+	const char *from, *select, *array_join;
 };
 
 #define COLD_COL "cold Array(UInt64)"
+/* raw rows by UTC day of taken_ms: expired days are dropped whole (ch_expire) */
+#define PARTITION_BY_DAY "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC'))"
 
+/* written by the writer: memcg_samples first, snapshots last (see write_jobs) */
 static const struct ch_table_def tables_v1[] = {
+	{ "memcg_samples",
+	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
+	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL, PARTITION_BY_DAY,
+	  NULL, NULL, NULL },
+	{ "snapshots",
+	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
+	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
+	  "page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, nr_lruvecs UInt32, "
+	  "mem_total UInt64, mem_free UInt64, total UInt64, " COLD_COL ", warnings UInt32, "
+	  "node Array(Int32), node_mem_total Array(UInt64), node_mem_free Array(UInt64), "
+	  "node_total Array(UInt64), node_cold Array(Array(UInt64)), node_warnings Array(UInt32), "
+	  "paths String, data String", "(host, boot_id, seq)", NULL, PARTITION_BY_DAY,
+	  NULL, NULL, NULL },
 	{ "hosts_latest",
 	  "host String, taken_ms UInt64, ingest_ms Int64, boot_id String, seq UInt64, "
 	  "kernel String, page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, "
 	  "nr_lruvecs UInt32, mem_total UInt64, mem_free UInt64, total UInt64, " COLD_COL ", "
-	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL },
-	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL },
+	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL, "snapshots",
+	  "host, taken_ms, ingest_ms, boot_id, seq, kernel, page_size, nr_nodes, nr_memcgs, "
+	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings", NULL },
+	/* the smallest ingest time wins: the version is its complement */
+	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL,
+	  "snapshots", "host, ingest_ms AS first_seen_ms, "
+	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL },
+	/* named as in snapshots: an ARRAY JOIN keeps the arrays' names */
 	{ "nodes_latest",
-	  "host String, node Int32, taken_ms UInt64, mem_total UInt64, mem_free UInt64, "
-	  "total UInt64, " COLD_COL ", warnings UInt32", "(host, node)", "taken_ms", NULL },
+	  "host String, node Int32, taken_ms UInt64, node_mem_total UInt64, node_mem_free UInt64, "
+	  "node_total UInt64, node_cold Array(UInt64), node_warnings UInt32", "(host, node)",
+	  "taken_ms", NULL, "snapshots",
+	  "host, node, taken_ms, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
+	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings" },
 	{ "memcgs_latest",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
-	  "(host, path)", "taken_ms", NULL },
-	{ "memcg_samples",
-	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
-	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL,
-	  "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000)))" },
-	{ "snapshots",
-	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
-	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
-	  "page_size UInt32, nr_lruvecs UInt32, mem_total UInt64, mem_free UInt64, "
-	  "total UInt64, paths String, data String",
-	  "(host, boot_id, seq)", NULL, "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000)))" },
+	  "(host, path)", "taken_ms", NULL, "memcg_samples",
+	  "host, path, taken_ms, total, cold, warnings", NULL },
 };
 
 #define NR_TABLES_V1 (sizeof(tables_v1) / sizeof(tables_v1[0]))
@@ -289,6 +315,11 @@ static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, st
 		snprintf(engine, sizeof(engine), "ReplacingMergeTree(%s)", t->version ? t->version : "");
 	rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s%s ORDER BY %s",
 		     db, t->name, ch->on_cluster, t->columns, engine, part, t->order);
+	if (!rc && t->from)
+		rc = run_ddl(ch, err, "CREATE MATERIALIZED VIEW IF NOT EXISTS %s.%s_mv%s TO %s.%s_local "
+			     "AS SELECT %s FROM %s.%s_local%s%s", db, t->name, ch->on_cluster, db,
+			     t->name, t->select, db, t->from, t->array_join ? " ARRAY JOIN " : "",
+			     t->array_join ? t->array_join : "");
 	if (rc || !ch->on_cluster[0])
 		return rc;
 	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s%s AS %s.%s_local "
@@ -368,25 +399,59 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 
 /* ---- writing ----------------------------------------------------------------------- */
 
+/* What one round writes: rows of memcg_samples, then of snapshots (the views fill the rest). */
+enum { T_SAMPLES, T_SNAPS, T_NR };
+
+static const char *const insert_into[T_NR] = { "memcg_samples", "snapshots" };
+
 struct batch {
-	struct lru_buf t[6];		/* rows of each table of insert_into[] */
+	struct lru_buf t[T_NR];
 };
 
-enum { T_HOSTS, T_FIRST, T_NODES, T_MEMCGS, T_SAMPLES, T_SNAPS, T_NR };
+/* "[a,b,...]": the cold bytes at each threshold, an Array(UInt64) field */
+static enum lru_err put_array(struct lru_buf *b, const uint64_t *v, size_t n, struct lru_error *err)
+{
+	enum lru_err rc = lru_buf_append(b, "[", 1, err);
 
-/* in this order: the raw snapshot last (its row says every other row was written) */
-static const char *const insert_into[T_NR] = {
-	"hosts_latest", "hosts_first", "nodes_latest", "memcgs_latest", "memcg_samples", "snapshots",
-};
+	for (size_t k = 0; !rc && k < n; k++)
+		rc = lru_buf_printf(b, err, "%s%" PRIu64, k ? "," : "", v[k]);
+	return rc ? rc : lru_buf_append(b, "]", 1, err);
+}
 
+/* "\tTOTAL\t[cold...]\tWARNINGS\n": the end of a memcg_samples row */
 static enum lru_err put_cold(struct lru_buf *b, const struct lru_fleet_cold *c,
 			     struct lru_error *err)
 {
-	enum lru_err rc = lru_buf_printf(b, err, "\t[");
+	return lru_buf_printf(b, err, "\t%" PRIu64 "\t", c->total) ||
+	       put_array(b, c->cold, LRU_FLEET_NR_THRESHOLDS, err) ||
+	       lru_buf_printf(b, err, "\t%u\n", (unsigned)c->warnings) ? LRU_ENOMEM : LRU_OK;
+}
 
-	for (int k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++)
-		rc = lru_buf_printf(b, err, "%s%" PRIu64, k ? "," : "", c->cold[k]);
-	return rc ? rc : lru_buf_printf(b, err, "]\t%u\n", (unsigned)c->warnings);
+/* The node columns of a snapshots row: node, its memory, its bytes, cold and warnings. */
+static enum lru_err put_nodes(struct lru_buf *b, const struct lru_fleet_rows *rows,
+			      struct lru_error *err)
+{
+	enum lru_err rc = LRU_OK;
+
+	for (int col = 0; !rc && col < 6; col++) {
+		rc = lru_buf_append(b, col == 0 ? "[" : "\t[", col == 0 ? 1 : 2, err);
+		for (size_t i = 0; !rc && i < rows->nr_nodes; i++) {
+			const struct lru_fleet_node *n = &rows->nodes[i];
+
+			if (i && (rc = lru_buf_append(b, ",", 1, err)))
+				break;
+			switch (col) {
+			case 0: rc = lru_buf_printf(b, err, "%d", n->node); break;
+			case 1: rc = lru_buf_printf(b, err, "%" PRIu64, n->mem_total); break;
+			case 2: rc = lru_buf_printf(b, err, "%" PRIu64, n->mem_free); break;
+			case 3: rc = lru_buf_printf(b, err, "%" PRIu64, n->cold.total); break;
+			case 4: rc = put_array(b, n->cold.cold, LRU_FLEET_NR_THRESHOLDS, err); break;
+			default: rc = lru_buf_printf(b, err, "%u", (unsigned)n->cold.warnings); break;
+			}
+		}
+		rc = rc ? rc : lru_buf_append(b, "]", 1, err);
+	}
+	return rc;
 }
 
 /*
@@ -447,83 +512,71 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 	const char *kernel = s->host.kernel ? s->host.kernel : "";
 	uint64_t taken = rows->taken_ms > 0 ? (uint64_t)rows->taken_ms : 0;
 	uint64_t *ids = calloc(s->nr_memcgs ? s->nr_memcgs : 1, sizeof(*ids));
-	struct lru_buf *t = b->t, blob;
-	enum lru_err rc = ids ? LRU_OK : lru_fail(err, LRU_ENOMEM, "out of memory");
+	struct lru_buf *sm = &b->t[T_SAMPLES], *sn = &b->t[T_SNAPS], blob;
 	struct path_sum *sums = NULL;
-	size_t nr_sums;
+	size_t nr_sums = ids ? path_sums(s, rows, &sums) : SIZE_MAX;
+	enum lru_err rc = nr_sums == SIZE_MAX ? lru_fail(err, LRU_ENOMEM, "out of memory") : LRU_OK;
 
 	lru_buf_init(&blob);
 	for (size_t m = 0; m < s->nr_memcgs && ids; m++)
 		ids[m] = m;	/* the packed lruvecs name their memcg by its place in paths */
 #define STR(buf, v) tsv_str(buf, v, strlen(v), err)
-	rc = rc || STR(&t[T_HOSTS], host) ||
-	     lru_buf_printf(&t[T_HOSTS], err, "\t%" PRIu64 "\t%" PRId64 "\t", taken, now) ||
-	     STR(&t[T_HOSTS], boot) || lru_buf_printf(&t[T_HOSTS], err, "\t%" PRIu64 "\t", s->host.seq) ||
-	     STR(&t[T_HOSTS], kernel) ||
-	     lru_buf_printf(&t[T_HOSTS], err, "\t%u\t%zu\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
-		     s->page_size ? s->page_size : 4096, rows->nr_nodes, s->nr_memcgs,
-		     s->nr_lruvecs, rows->mem_total, rows->mem_free, rows->host.total) ||
-	     lru_buf_printf(&t[T_HOSTS], err, "\t[") ? LRU_ENOMEM : LRU_OK;
-	for (int k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++)
-		rc = lru_buf_printf(&t[T_HOSTS], err, "%s%" PRIu64, k ? "," : "", rows->host.cold[k]);
-	rc = rc || lru_buf_printf(&t[T_HOSTS], err, "]\t%u\t%u\n", (unsigned)s->host.warnings,
-			   (unsigned)rows->host.warnings) ? LRU_ENOMEM : rc;
-
-	rc = rc || STR(&t[T_FIRST], host) ||
-	     lru_buf_printf(&t[T_FIRST], err, "\t%" PRId64 "\t%" PRIu64 "\n", now,
-		     (uint64_t)INT64_MAX - (uint64_t)(now > 0 ? now : 0)) ? LRU_ENOMEM : rc;
-
-	for (size_t i = 0; !rc && i < rows->nr_nodes; i++) {
-		const struct lru_fleet_node *n = &rows->nodes[i];
-
-		rc = STR(&t[T_NODES], host) ||
-		     lru_buf_printf(&t[T_NODES], err, "\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
-			     n->node, taken, n->mem_total, n->mem_free, n->cold.total) ||
-		     put_cold(&t[T_NODES], &n->cold, err) ? LRU_ENOMEM : LRU_OK;
-	}
-	nr_sums = rc ? 0 : path_sums(s, rows, &sums);
-	if (nr_sums == SIZE_MAX)
-		rc = lru_fail(err, LRU_ENOMEM, "out of memory");
-	for (size_t i = 0; !rc && i < nr_sums; i++) {
-		const struct path_sum *p = &sums[i];
-
-		rc = STR(&t[T_MEMCGS], host) || lru_buf_append(&t[T_MEMCGS], "\t", 1, err) ||
-		     STR(&t[T_MEMCGS], p->path) ||
-		     lru_buf_printf(&t[T_MEMCGS], err, "\t%" PRIu64 "\t%" PRIu64, taken, p->c.total) ||
-		     put_cold(&t[T_MEMCGS], &p->c, err) ||
-		     STR(&t[T_SAMPLES], p->path) || lru_buf_append(&t[T_SAMPLES], "\t", 1, err) ||
-		     STR(&t[T_SAMPLES], host) || lru_buf_append(&t[T_SAMPLES], "\t", 1, err) ||
-		     STR(&t[T_SAMPLES], boot) ||
-		     lru_buf_printf(&t[T_SAMPLES], err, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
-				    s->host.seq, taken, p->c.total) ||
-		     put_cold(&t[T_SAMPLES], &p->c, err) ? LRU_ENOMEM : LRU_OK;
-	}
-	free(sums);
+	/* memcg_samples: path, host, boot_id, seq, taken_ms, total, cold, warnings */
+	for (size_t i = 0; !rc && i < nr_sums; i++)
+		rc = STR(sm, sums[i].path) || lru_buf_append(sm, "\t", 1, err) ||
+		     STR(sm, host) || lru_buf_append(sm, "\t", 1, err) || STR(sm, boot) ||
+		     lru_buf_printf(sm, err, "\t%" PRIu64 "\t%" PRIu64, s->host.seq, taken) ||
+		     put_cold(sm, &sums[i].c, err) ? LRU_ENOMEM : LRU_OK;
 	if (!rc)
 		rc = lru_fleet_pack(s, ids, &blob, err);
-	rc = rc || STR(&t[T_SNAPS], host) || lru_buf_append(&t[T_SNAPS], "\t", 1, err) ||
-	     STR(&t[T_SNAPS], boot) ||
-	     lru_buf_printf(&t[T_SNAPS], err, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64
-		     "\t%" PRId64 "\t", s->host.seq, taken, s->read_start_ms, s->read_end_ms, now) ||
-	     STR(&t[T_SNAPS], kernel) ||
-	     lru_buf_printf(&t[T_SNAPS], err, "\t%u\t%u\t%zu\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t",
-		     (unsigned)s->host.warnings, s->page_size ? s->page_size : 4096,
-		     s->nr_lruvecs, rows->mem_total, rows->mem_free, rows->host.total) ||
-	     put_paths(&t[T_SNAPS], s, err) || lru_buf_append(&t[T_SNAPS], "\t", 1, err) ||
-	     tsv_str(&t[T_SNAPS], blob.data, blob.len, err) ||
-	     lru_buf_append(&t[T_SNAPS], "\n", 1, err) ? (rc ? rc : LRU_ENOMEM) : rc;
+	/* snapshots: in the column order of tables_v1 */
+	if (!rc)
+		rc = STR(sn, host) || lru_buf_append(sn, "\t", 1, err) || STR(sn, boot) ||
+		     lru_buf_printf(sn, err, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64
+				    "\t%" PRId64 "\t", s->host.seq, taken, s->read_start_ms,
+				    s->read_end_ms, now) ||
+		     STR(sn, kernel) ||
+		     lru_buf_printf(sn, err, "\t%u\t%u\t%zu\t%zu\t%zu\t%" PRIu64 "\t%" PRIu64
+				    "\t%" PRIu64 "\t", (unsigned)s->host.warnings,
+				    s->page_size ? s->page_size : 4096, rows->nr_nodes, s->nr_memcgs,
+				    s->nr_lruvecs, rows->mem_total, rows->mem_free, rows->host.total) ||
+		     put_array(sn, rows->host.cold, LRU_FLEET_NR_THRESHOLDS, err) ||
+		     lru_buf_printf(sn, err, "\t%u\t", (unsigned)rows->host.warnings) ||
+		     put_nodes(sn, rows, err) || lru_buf_append(sn, "\t", 1, err) ||
+		     put_paths(sn, s, err) || lru_buf_append(sn, "\t", 1, err) ||
+		     tsv_str(sn, blob.data, blob.len, err) || lru_buf_append(sn, "\n", 1, err)
+		     ? LRU_ENOMEM : LRU_OK;
 #undef STR
 	lru_buf_release(&blob);
+	free(sums);
 	free(ids);
 	return rc;
 }
 
-/* Snapshot identities: those stored already, then those this round writes. */
+/* Snapshot identities, found by hash (lru_hash.h). */
 struct idents {
 	struct ident { const char *host, *boot; uint64_t seq; } *v;
 	size_t n, alloc;
+	struct lru_hash ix;
 };
 
+static uint64_t ident_hash(const char *host, const char *boot, uint64_t seq)
+{
+	return lru_hash_bytes(lru_hash_bytes(seq, host, strlen(host)), boot, strlen(boot));
+}
+
+static bool idents_has(const struct idents *ids, const char *host, const char *boot, uint64_t seq)
+{
+	size_t cursor = SIZE_MAX, i;
+
+	while (lru_hash_next(&ids->ix, ident_hash(host, boot, seq), &cursor, &i))
+		if (ids->v[i].seq == seq && !strcmp(ids->v[i].host, host) &&
+		    !strcmp(ids->v[i].boot, boot))
+			return true;
+	return false;
+}
+
+/* Add an identity (the strings must outlive ids); -1 out of memory. */
 static int idents_add(struct idents *ids, const char *host, const char *boot, uint64_t seq)
 {
 	if (ids->n == ids->alloc) {
@@ -535,17 +588,16 @@ static int idents_add(struct idents *ids, const char *host, const char *boot, ui
 		ids->v = v;
 		ids->alloc = alloc;
 	}
+	if (lru_hash_put(&ids->ix, ident_hash(host, boot, seq), ids->n))
+		return -1;
 	ids->v[ids->n++] = (struct ident){ host, boot, seq };
 	return 0;
 }
 
-static bool idents_has(const struct idents *ids, const char *host, const char *boot, uint64_t seq)
+static void idents_release(struct idents *ids)
 {
-	for (size_t i = 0; i < ids->n; i++)
-		if (ids->v[i].seq == seq && !strcmp(ids->v[i].host, host) &&
-		    !strcmp(ids->v[i].boot, boot))
-			return true;
-	return false;
+	free(ids->v);
+	lru_hash_release(&ids->ix);
 }
 
 /* Which snapshots of the jobs are stored already: their identities, one a line, into out. */
@@ -580,26 +632,32 @@ static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, struc
 	return rc;
 }
 
-/* Write the jobs' new snapshots; set each job's accepted and duplicates. */
+/*
+ * Write the jobs' snapshots; set each job's accepted and duplicates (those
+ * stored before, and repeats within the round). A snapshot stored before
+ * is written again all the same: an earlier INSERT may have stopped between
+ * its raw row and the views it feeds, and the replacing engines keep one row
+ * of each anyway.
+ */
 static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lru_error *err)
 {
 	const char *cluster_settings[] = { "insert_distributed_sync", "1", "insert_quorum", NULL,
 					   NULL };
-	struct lru_buf known, *t;
-	struct idents ids = { 0 };
+	struct idents stored = { 0 }, round = { 0 };
+	struct lru_buf known;
 	struct ch_rows r;
 	struct batch b;
 	char quorum[16], tbl[160], sql[256];
 	int64_t now = lru_now_ms();
 	enum lru_err rc;
-	size_t seen = 0;
 
 	memset(&b, 0, sizeof(b));
 	lru_buf_init(&known);
 	rc = stored_already(ch, jobs, &known, err);
+	log_debug("clickhouse: duplicates check in %" PRId64 " ms", lru_now_ms() - now);
 	ch_rows_init(&r, &known);
 	while (!rc && ch_rows_next(&r))
-		if (r.nf == 3 && idents_add(&ids, r.f[0], r.f[1], strtoull(r.f[2], NULL, 10)))
+		if (r.nf == 3 && idents_add(&stored, r.f[0], r.f[1], strtoull(r.f[2], NULL, 10)))
 			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
 	for (struct ingest_job *j = jobs; j && !rc; j = j->next) {
 		j->accepted = j->duplicates = 0;
@@ -608,36 +666,99 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 			const char *h = s->host.host ? s->host.host : "";
 			const char *bt = s->host.boot_id ? s->host.boot_id : "";
 
-			/* stored before, or twice in what this round writes: once */
-			if (idents_has(&ids, h, bt, s->host.seq)) {
+			if (idents_has(&round, h, bt, s->host.seq)) {
 				j->duplicates++;
 				continue;
 			}
+			if (idents_has(&stored, h, bt, s->host.seq))
+				j->duplicates++;
+			else
+				j->accepted++;
 			rc = put_snapshot(&b, &j->items[i], now, err);
-			if (!rc && idents_add(&ids, h, bt, s->host.seq))
+			if (!rc && idents_add(&round, h, bt, s->host.seq))
 				rc = lru_fail(err, LRU_ENOMEM, "out of memory");
-			j->accepted++;
-			seen++;
 		}
 	}
 	snprintf(quorum, sizeof(quorum), "%" PRId64, ch->cfg->ch_insert_quorum);
 	cluster_settings[3] = ch->cfg->ch_insert_quorum > 1 ? quorum : NULL;
 	if (!cluster_settings[3])
 		cluster_settings[2] = NULL;
-	t = b.t;
-	for (int k = 0; !rc && seen && k < T_NR; k++) {
-		if (!t[k].len)
+	for (int k = 0; !rc && k < T_NR; k++) {
+		int64_t t0 = lru_now_ms();
+
+		if (!b.t[k].len)
 			continue;
 		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated",
 			 ch_table(ch, insert_into[k], tbl, sizeof(tbl)));
-		rc = ch_post(ch, sql, t[k].data, t[k].len,
+		rc = ch_post(ch, sql, b.t[k].data, b.t[k].len,
 			     ch->on_cluster[0] ? cluster_settings : NULL, NULL, err);
+		log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k], b.t[k].len,
+			  lru_now_ms() - t0);
 	}
 	for (int k = 0; k < T_NR; k++)
-		lru_buf_release(&t[k]);
+		lru_buf_release(&b.t[k]);
 	lru_buf_release(&known);
-	free(ids.v);
+	idents_release(&stored);
+	idents_release(&round);
 	return rc;
+}
+
+#define DAY_MS 86400000LL
+
+/*
+ * Drop the raw rows (snapshots, memcg_samples) of the UTC days that ended
+ * more than raw-retention ago: whole partitions, so a row is kept up to a
+ * day longer than raw-retention. Dropping a partition that is gone already
+ * does nothing, so every front-end may do it. Looks back a week of days.
+ */
+static void ch_expire(struct ch *ch)
+{
+	static const char *const raw[] = { "snapshots", "memcg_samples" };
+	int64_t last_day = (lru_now_ms() - (int64_t)ch->cfg->raw_retention_ms) / DAY_MS - 1;
+	struct lru_error err;
+
+	for (int64_t d = last_day - 6; d <= last_day; d++) {
+		time_t t = (time_t)(d * 86400);
+		struct tm tm;
+
+		if (d < 0 || !gmtime_r(&t, &tm))
+			continue;
+		for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %04d%02d%02d",
+				    ch->cfg->ch_database, raw[i], ch->on_cluster, tm.tm_year + 1900,
+				    tm.tm_mon + 1, tm.tm_mday)) {
+				log_warn("clickhouse: expiring raw rows of %04d-%02d-%02d: %s",
+					 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, err.msg);
+				return;
+			}
+	}
+}
+
+/* The maintenance thread: ch_expire every maintenance-interval, until stopping. */
+static void *maint_main(void *arg)
+{
+	struct ch *ch = arg;
+
+	pthread_mutex_lock(&ch->lock);
+	while (!ch->stopping) {
+		struct timespec ts;
+
+		pthread_mutex_unlock(&ch->lock);
+		ch_expire(ch);
+		pthread_mutex_lock(&ch->lock);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)(ch->cfg->maintenance_ms / 1000);
+		ts.tv_nsec += (long)(ch->cfg->maintenance_ms % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		while (!ch->stopping &&
+		       pthread_cond_timedwait(&ch->maint_wake, &ch->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&ch->lock);
+	return NULL;
 }
 
 static void *writer_main(void *arg)
@@ -809,6 +930,7 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	pthread_mutex_init(&ch->lock, NULL);
 	pthread_mutex_init(&ch->hosts_lock, NULL);
 	pthread_cond_init(&ch->wake, NULL);
+	pthread_cond_init(&ch->maint_wake, NULL);
 	if (cfg->ch_cluster[0])
 		snprintf(ch->on_cluster, sizeof(ch->on_cluster), " ON CLUSTER %s", cfg->ch_cluster);
 	if (read_password(ch, errbuf, size))
@@ -840,6 +962,11 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 		return -1;
 	}
 	ch->started = true;
+	if (pthread_create(&ch->maint, NULL, maint_main, ch)) {
+		snprintf(errbuf, size, "cannot start the maintenance thread");
+		return -1;
+	}
+	ch->maint_started = true;
 	return 0;
 }
 
@@ -850,9 +977,12 @@ void ch_stop_writer(struct ch *ch)
 	pthread_mutex_lock(&ch->lock);
 	ch->stopping = true;
 	pthread_cond_broadcast(&ch->wake);
+	pthread_cond_broadcast(&ch->maint_wake);
 	pthread_mutex_unlock(&ch->lock);
 	pthread_join(ch->writer, NULL);
-	ch->started = false;
+	if (ch->maint_started)
+		pthread_join(ch->maint, NULL);
+	ch->started = ch->maint_started = false;
 }
 
 void ch_close(struct ch *ch)
@@ -863,6 +993,7 @@ void ch_close(struct ch *ch)
 	pthread_mutex_destroy(&ch->lock);
 	pthread_mutex_destroy(&ch->hosts_lock);
 	pthread_cond_destroy(&ch->wake);
+	pthread_cond_destroy(&ch->maint_wake);
 	wipe_free(ch->password);
 	wipe_free(ch->key_hdr);
 	free(ch);

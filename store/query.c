@@ -583,11 +583,14 @@ static int cold_ch(struct query *q, int mode, unsigned k, const char *glob, stru
 	if (mode == 0)
 		snprintf(sql, sizeof(sql), "SELECT host, taken_ms, total, " CH_COLD("") ", warnings, "
 			 "host_warnings FROM %s FINAL", h);
+	else if (mode == 1)
+		snprintf(sql, sizeof(sql), "SELECT host, node, taken_ms, node_total, " CH_COLD("node_")
+			 ", node_warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
+			 "taken_ms FROM %s FINAL)", ch_table(q->ch, "nodes_latest", t, sizeof(t)), h);
 	else
-		snprintf(sql, sizeof(sql), "SELECT host, %s, taken_ms, total, " CH_COLD("") ", warnings "
+		snprintf(sql, sizeof(sql), "SELECT host, path, taken_ms, total, " CH_COLD("") ", warnings "
 			 "FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, taken_ms FROM %s FINAL)",
-			 mode == 1 ? "node" : "path",
-			 ch_table(q->ch, mode == 1 ? "nodes_latest" : "memcgs_latest", t, sizeof(t)), h);
+			 ch_table(q->ch, "memcgs_latest", t, sizeof(t)), h);
 	int rc;
 
 	if (!iter_ch(q, &it, sql))
@@ -767,26 +770,27 @@ static int rank_ch(struct query *q, bool per_node, unsigned k, uint64_t need, in
 		   uint64_t limit, int64_t *count, struct iter *it)
 {
 	char sql[1024], h[160], n[160], where[512], lim[48] = "";
-	struct iter c;
+	const char *c = per_node ? "node_" : "";	/* nodes_latest's columns: node_* */
+	struct iter cnt;
 
 	ch_table(q->ch, "hosts_latest", h, sizeof(h));
 	ch_table(q->ch, "nodes_latest", n, sizeof(n));
 	/* offers past 2^64 saturate, as lru_sat_add_u64 does */
-	snprintf(where, sizeof(where), "WHERE least(toDecimal128(mem_free, 0) + cold[%u], "
-		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64 "%s%s%s", k + 1,
+	snprintf(where, sizeof(where), "WHERE least(toDecimal128(%smem_free, 0) + %scold[%u], "
+		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64 "%s%s%s", c, c, k + 1,
 		 need, fresh > 0 ? fresh : 0, per_node ? " AND (host, taken_ms) IN (SELECT host, "
 		 "taken_ms FROM " : "", per_node ? h : "", per_node ? " FINAL)" : "");
 	snprintf(sql, sizeof(sql), "SELECT count() FROM %s FINAL %s", per_node ? n : h, where);
-	if (!iter_ch(q, &c, sql))
+	if (!iter_ch(q, &cnt, sql))
 		return -1;
-	*count = iter_next(&c) == 1 ? row_i64(&c.r, 0) : 0;
-	iter_release(&c);
+	*count = iter_next(&cnt) == 1 ? row_i64(&cnt.r, 0) : 0;
+	iter_release(&cnt);
 	if (limit)
 		snprintf(lim, sizeof(lim), " LIMIT %" PRIu64, limit);
-	snprintf(sql, sizeof(sql), "SELECT host, %s, mem_total, mem_free, cold[%u], taken_ms, "
-		 "warnings, %s FROM %s FINAL %s ORDER BY mem_free + cold[%u] DESC, host%s%s",
-		 per_node ? "node" : "-1", k + 1, per_node ? "0" : "host_warnings",
-		 per_node ? n : h, where, k + 1, per_node ? ", node" : "", lim);
+	snprintf(sql, sizeof(sql), "SELECT host, %s, %smem_total, %smem_free, %scold[%u], taken_ms, "
+		 "%swarnings, %s FROM %s FINAL %s ORDER BY %smem_free + %scold[%u] DESC, host%s%s",
+		 per_node ? "node" : "-1", c, c, c, k + 1, c, per_node ? "0" : "host_warnings",
+		 per_node ? n : h, where, c, c, k + 1, per_node ? ", node" : "", lim);
 	return iter_ch(q, it, sql) ? 0 : -1;
 }
 
