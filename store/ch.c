@@ -18,6 +18,7 @@
 #include "lru_model.h"
 
 #define SQL_MAX 2048
+#define CH_MAX_WRITERS 16
 
 struct ch {
 	const struct store_config *cfg;
@@ -32,7 +33,8 @@ struct ch {
 	struct ingest_job *head, **tail;
 	uint64_t queued;
 	bool stopping, started, maint_started;
-	pthread_t writer, maint;
+	pthread_t writer[CH_MAX_WRITERS], maint;
+	int nr_writers;
 	char why[256];				/* the last insert's failure, "" healthy */
 
 	pthread_mutex_t hosts_lock;
@@ -632,6 +634,37 @@ static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, struc
 	return rc;
 }
 
+/* how long an INSERT waits for another front-end's quorum INSERT into the same table */
+#define QUORUM_WAIT_MS 10000
+/* how long ClickHouse waits for the replicas of a quorum INSERT (its default: 10 minutes) */
+#define QUORUM_TIMEOUT_MS "5000"
+
+/*
+ * One INSERT of rows. ClickHouse 18.16 takes one quorum INSERT into a table
+ * (of a shard) at a time, until the replicas hold its part: "Code: 286 ...
+ * Another quorum insert has been already started" or "Quorum for previous
+ * write has not been satisfied yet" while another front-end's (or another
+ * writer's) is under way. Wait and try again, QUORUM_WAIT_MS at most: past
+ * it (a replica is down, so the quorum cannot be met) the round fails and
+ * the collectors retry later. Other errors fail the round at once.
+ */
+static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf *rows,
+			   const char *const *settings, struct lru_error *err)
+{
+	int64_t until = lru_now_ms() + QUORUM_WAIT_MS;
+	unsigned delay_ms = 20;
+	enum lru_err rc;
+
+	for (;;) {
+		rc = ch_post(ch, sql, rows->data, rows->len, settings, NULL, err);
+		if (rc != LRU_EPROTO || !strstr(err->msg, "Code: 286,") ||
+		    lru_now_ms() + delay_ms > until)
+			return rc;
+		nanosleep(&(struct timespec){ 0, (long)delay_ms * 1000000 }, NULL);
+		delay_ms = delay_ms < 320 ? delay_ms * 2 : delay_ms;
+	}
+}
+
 /*
  * Write the jobs' snapshots; set each job's accepted and duplicates (those
  * stored before, and repeats within the round). A snapshot stored before
@@ -641,8 +674,10 @@ static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, struc
  */
 static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lru_error *err)
 {
-	const char *cluster_settings[] = { "insert_distributed_sync", "1", "insert_quorum", NULL,
-					   NULL };
+	/* a quorum not met in QUORUM_TIMEOUT_MS fails the INSERT (a replica is down: 503) */
+	const char *cluster_settings[] = { "insert_distributed_sync", "1",
+					   "insert_quorum_timeout", QUORUM_TIMEOUT_MS,
+					   "insert_quorum", NULL, NULL };
 	struct idents stored = { 0 }, round = { 0 };
 	struct lru_buf known;
 	struct ch_rows r;
@@ -680,9 +715,9 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 		}
 	}
 	snprintf(quorum, sizeof(quorum), "%" PRId64, ch->cfg->ch_insert_quorum);
-	cluster_settings[3] = ch->cfg->ch_insert_quorum > 1 ? quorum : NULL;
-	if (!cluster_settings[3])
-		cluster_settings[2] = NULL;
+	cluster_settings[5] = ch->cfg->ch_insert_quorum > 1 ? quorum : NULL;
+	if (!cluster_settings[5])
+		cluster_settings[4] = NULL;
 	for (int k = 0; !rc && k < T_NR; k++) {
 		int64_t t0 = lru_now_ms();
 
@@ -690,8 +725,7 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 			continue;
 		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated",
 			 ch_table(ch, insert_into[k], tbl, sizeof(tbl)));
-		rc = ch_post(ch, sql, b.t[k].data, b.t[k].len,
-			     ch->on_cluster[0] ? cluster_settings : NULL, NULL, err);
+		rc = insert(ch, sql, &b.t[k], ch->on_cluster[0] ? cluster_settings : NULL, err);
 		log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k], b.t[k].len,
 			  lru_now_ms() - t0);
 	}
@@ -705,33 +739,55 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 
 #define DAY_MS 86400000LL
 
+static bool stopping(struct ch *ch)
+{
+	bool stop;
+
+	pthread_mutex_lock(&ch->lock);
+	stop = ch->stopping;
+	pthread_mutex_unlock(&ch->lock);
+	return stop;
+}
+
 /*
  * Drop the raw rows (snapshots, memcg_samples) of the UTC days that ended
- * more than raw-retention ago: whole partitions, so a row is kept up to a
- * day longer than raw-retention. Dropping a partition that is gone already
- * does nothing, so every front-end may do it. Looks back a week of days.
+ * more than raw-retention ago: whole daily partitions, so a row is kept up
+ * to a day longer than raw-retention. The days come from the rows
+ * themselves (one cheap query: the partition key prunes); most rounds find
+ * none and change nothing. Dropping a partition that is gone already does
+ * nothing, so every front-end may do it.
  */
 static void ch_expire(struct ch *ch)
 {
 	static const char *const raw[] = { "snapshots", "memcg_samples" };
-	int64_t last_day = (lru_now_ms() - (int64_t)ch->cfg->raw_retention_ms) / DAY_MS - 1;
+	int64_t cutoff = ((lru_now_ms() - (int64_t)ch->cfg->raw_retention_ms) / DAY_MS) * DAY_MS;
 	struct lru_error err;
+	struct lru_buf out;
+	struct ch_rows r;
+	char sql[512], tbl[160];
 
-	for (int64_t d = last_day - 6; d <= last_day; d++) {
-		time_t t = (time_t)(d * 86400);
-		struct tm tm;
-
-		if (d < 0 || !gmtime_r(&t, &tm))
-			continue;
-		for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
-			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %04d%02d%02d",
-				    ch->cfg->ch_database, raw[i], ch->on_cluster, tm.tm_year + 1900,
-				    tm.tm_mon + 1, tm.tm_mday)) {
-				log_warn("clickhouse: expiring raw rows of %04d-%02d-%02d: %s",
-					 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, err.msg);
-				return;
+	lru_buf_init(&out);
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]) && !stopping(ch); i++) {
+		snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM %s WHERE taken_ms < %" PRId64,
+			 PARTITION_BY_DAY, ch_table(ch, raw[i], tbl, sizeof(tbl)),
+			 cutoff > 0 ? cutoff : (int64_t)0);
+		if (ch_select(ch, sql, &out, &err)) {
+			log_warn("clickhouse: looking for expired raw rows: %s", err.msg);
+			break;
+		}
+		ch_rows_init(&r, &out);
+		while (ch_rows_next(&r) && !stopping(ch)) {
+			if (strspn(r.f[0], "0123456789") != 8 || r.len[0] != 8)
+				continue;
+			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
+				    ch->cfg->ch_database, raw[i], ch->on_cluster, r.f[0])) {
+				log_warn("clickhouse: expiring the raw rows of day %s: %s", r.f[0], err.msg);
+				break;
 			}
+			log_info("clickhouse: dropped the %s of day %s (raw-retention)", raw[i], r.f[0]);
+		}
 	}
+	lru_buf_release(&out);
 }
 
 /* The maintenance thread: ch_expire every maintenance-interval, until stopping. */
@@ -957,11 +1013,14 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 			 have, SCHEMA_VERSION);
 		return -1;
 	}
-	if (pthread_create(&ch->writer, NULL, writer_main, ch)) {
-		snprintf(errbuf, size, "cannot start the writer thread");
-		return -1;
+	for (int i = 0; i < cfg->ch_writers && i < CH_MAX_WRITERS; i++) {
+		if (pthread_create(&ch->writer[i], NULL, writer_main, ch)) {
+			snprintf(errbuf, size, "cannot start the writer threads");
+			return -1;
+		}
+		ch->nr_writers++;
+		ch->started = true;
 	}
-	ch->started = true;
 	if (pthread_create(&ch->maint, NULL, maint_main, ch)) {
 		snprintf(errbuf, size, "cannot start the maintenance thread");
 		return -1;
@@ -979,7 +1038,9 @@ void ch_stop_writer(struct ch *ch)
 	pthread_cond_broadcast(&ch->wake);
 	pthread_cond_broadcast(&ch->maint_wake);
 	pthread_mutex_unlock(&ch->lock);
-	pthread_join(ch->writer, NULL);
+	for (int i = 0; i < ch->nr_writers; i++)
+		pthread_join(ch->writer[i], NULL);
+	ch->nr_writers = 0;
 	if (ch->maint_started)
 		pthread_join(ch->maint, NULL);
 	ch->started = ch->maint_started = false;

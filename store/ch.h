@@ -19,24 +19,28 @@
  * Migrations are versioned in a table replicated to every server.
  *
  * Writing. HTTP threads prepare a job as for sqlite (ingest_job_prepare) and
- * ch_submit() it. One writer thread takes every queued job (up to
- * batch-max snapshots), asks which of their snapshots are stored already
- * (duplicates: acknowledged, not written again), and INSERTs the rest: the
- * latest-state tables first (hosts_latest, nodes_latest, memcgs_latest,
- * hosts_first), the raw snapshots last, so that a snapshot row means every
- * row of it was written. With a cluster each INSERT goes through the
- * Distributed table synchronously (insert_distributed_sync) with
- * insert_quorum = clickhouse-insert-quorum: ClickHouse answers only once
- * that many replicas of the shard hold the rows. Only then are the jobs
- * acknowledged (done(): status 0); when the cluster cannot take them,
- * status 503 (the collector keeps them and retries).
+ * ch_submit() it. Writer threads (clickhouse-writers) each take the queued
+ * jobs (up to batch-max snapshots), ask which of their snapshots are stored
+ * already (counted as duplicates in the answer), and INSERT them in two
+ * statements: memcg_samples (one row per snapshot and memcg path), then the
+ * raw snapshots. Materialized views fill the latest-state tables
+ * (hosts_latest, hosts_first, nodes_latest, memcgs_latest) from these
+ * INSERTs. With a cluster each INSERT goes through the Distributed table
+ * synchronously (insert_distributed_sync) with insert_quorum =
+ * clickhouse-insert-quorum: ClickHouse answers only once that many replicas
+ * of each shard hold the rows. Only then are the jobs acknowledged (done():
+ * status 0); when the cluster cannot take them, status 503 (the collector
+ * keeps them and retries). A maintenance thread drops the raw rows of days
+ * past raw-retention (whole daily partitions).
  *
  * Exactly once. An INSERT that failed midway, a resend after a lost answer,
  * or one batch sent to two front-ends at once can write a snapshot's rows
- * twice. Every table is a replacing engine keyed by the row's identity
- * (the snapshot: host, boot id, seq; the latest state: host [, node | memcg
- * path], newest taken_ms wins), and every query reads with FINAL, so each
- * snapshot counts once in every answer whatever was written twice.
+ * twice: a snapshot stored before is even written again on purpose (an
+ * earlier INSERT may have stopped between its raw row and the views). Every
+ * table is a replacing engine keyed by the row's identity (a snapshot: host,
+ * boot id, seq; the latest state: host [, node | memcg path], the newest
+ * taken_ms wins), and every query reads with FINAL, so each snapshot counts
+ * once in every answer whatever was written twice.
  */
 #ifndef STORE_CH_H
 #define STORE_CH_H

@@ -47,6 +47,10 @@ static const struct lru_set_def defs[] = {
 	{ "clickhouse-insert-quorum", LRU_SET_INT, F(ch_insert_quorum), "2", 0, 16, "N",
 	  "with a cluster: a batch is acknowledged only once N replicas of its shard hold "
 	  "it (insert_quorum; 0 or 1: one replica)", NULL },
+	{ "clickhouse-writers", LRU_SET_INT, F(ch_writers), "1", 1, 16, "N",
+	  "rounds of INSERTs in flight at once (each takes up to batch-max queued snapshots); "
+	  "ClickHouse 18.16 runs one quorum INSERT into a table at a time, so more than one "
+	  "helps only without a quorum", NULL },
 	{ "clickhouse-connect-timeout", LRU_SET_DURATION, F(ch_connect_timeout_ms), "2s", 100,
 	  MIN, "DUR", "time limit to connect to one ClickHouse server (then the next)", NULL },
 	{ "clickhouse-timeout", LRU_SET_DURATION, F(ch_timeout_ms), "30s", SEC, HOUR, "DUR",

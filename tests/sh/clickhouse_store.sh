@@ -1,0 +1,273 @@
+# tests/sh/clickhouse_store.sh - lrugen-store with backend = clickhouse on a real
+# 2 shards x 2 replicas cluster (tests/clickhouse/cluster): --migrate; the same
+# fleetsim history into a sqlite store and into ClickHouse gives the same answer
+# to every query; exactly once (a resend, one history sent to two front-ends at
+# once); and faults, each checked by counting every acknowledged snapshot after
+# it (none lost, none counted twice): kill -9 of a replica during ingest, a whole
+# shard stopped while a real lrugend keeps collecting (it spools, then everything
+# arrives), kill -9 of a front-end, ZooKeeper restarted, the cluster restarted.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/store-lib.bash"
+CLUSTER=$LRUGEN_SRC/tests/clickhouse/cluster
+LRUGEND=$LRUGEN_BUILD/lrugend
+tmp=$(mktemp -d)
+trap 'stop_all; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+
+for need in /usr/sbin/clickhouse-server /usr/share/java/zookeeper.jar; do
+	if [[ ! -e $need ]]; then
+		fail "$need is needed (scripts/install-deps)"
+		finish
+		exit
+	fi
+done
+if ! "$CLUSTER" start "$tmp/ch" >"$tmp/cluster.out" 2>&1; then
+	fail "the cluster did not start: $(tail -5 "$tmp/cluster.out")"
+	finish
+	exit
+fi
+. "$tmp/ch/cluster.env"
+pw=$(cat "$CLICKHOUSE_PASSWORD_FILE")
+make_tokens "$tmp"
+CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-cluster lrugen
+	--clickhouse-user lrugen --clickhouse-password-file "$CLICKHOUSE_PASSWORD_FILE")
+NOW=$(($(date +%s) * 1000))
+
+# ---- helpers -----------------------------------------------------------------------
+# chq SQL [URL]: ClickHouse's answer, from URL or the first server that answers
+chq() {
+	local url out
+	for url in ${2:-${CLICKHOUSE_URLS//,/ }}; do
+		out=$(curl -sSf --max-time 60 -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" \
+			--data-binary "$1" "$url/" 2>&1) && { printf '%s\n' "$out"; return 0; }
+	done
+	printf '%s\n' "$out"
+	return 1
+}
+# conditions for wait_for
+wss_samples() {
+	curl -s -H "Authorization: Bearer $(cat "$tmp/read.token")" "$1/v1/wss?memcg_glob=*&window=1d" |
+		jq .all.samples
+}
+same_samples() { [[ $(wss_samples "$SQ_URL") == "$(wss_samples "$A_URL")" ]]; }
+acked_at_least() { [[ $(acked "$1") -ge $2 ]]; }
+host_stored_at_least() {
+	[[ $(chq "SELECT count() FROM lrugen.snapshots FINAL WHERE host = '$1'") -ge $2 ]] 2>/dev/null
+}
+lrugend_took_at_least() { [[ $(grep -c 'snapshot seq=' "$tmp/lrugend.log") -ge $1 ]]; }
+# counted PREFIX: snapshots of hosts PREFIX* as every answer counts them (FINAL)
+counted() { chq "SELECT count() FROM lrugen.snapshots FINAL WHERE startsWith(host, '$1')"; }
+# front-ends: start_fe NAME ARGS... sets NAME_URL and NAME_PID (store-lib's start_store)
+start_fe() {
+	local name=$1
+	shift
+	start_store "$tmp" "$@" || return 1
+	printf -v "${name}_URL" '%s' "$STORE_URL"
+	printf -v "${name}_PID" '%s' "$STORE_PID"
+	printf -v "${name}_LOG" '%s' "$STORE_LOG"
+}
+stop_fe() {
+	local pid=${1}_PID
+	STORE_PID=${!pid}
+	stop_store
+	printf -v "${1}_PID" '%s' ""
+}
+stop_all() {
+	local fe
+	for fe in A B SQ; do
+		local pid=${fe}_PID
+		[[ -n ${!pid:-} ]] && stop_fe $fe
+	done
+	[[ -n ${LRUGEND_PID:-} ]] && kill -TERM "$LRUGEND_PID" 2>/dev/null && wait "$LRUGEND_PID"
+}
+# sim URL PREFIX ARGS...: a fleetsim history of hosts PREFIX* sent to URL (any.token);
+# "host boot seq" of each acknowledged snapshot appended to $tmp/PREFIX.acked
+sim() {
+	local url=$1 prefix=$2
+	shift 2
+	"$FLEETSIM" run --store "$url" --token-file "$tmp/any.token" --prefix "$prefix" \
+		--now "${SIM_NOW:-$NOW}" --seed 7 --acked "$tmp/$prefix.acked" "$@" 2>>"$tmp/fleetsim.err"
+}
+acked() { sort -u "$tmp/$1.acked" 2>/dev/null | wc -l; }
+# q URL PATH: the answer without what depends on the clock or the ingest time
+q() {
+	curl -sS -H "Authorization: Bearer $(cat "$tmp/read.token")" "$1$2" |
+		jq -S 'del(.now_ms, .since_ms, .next) |
+			if (.hosts | type) == "array" then .hosts |= map(del(.first_seen_ms, .last_ingest_ms)) else . end'
+}
+
+# ---- startup ---------------------------------------------------------------------------
+out=$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)
+check "no schema yet: refuses to start" 1 $?
+check_grep "no schema yet: says to migrate" "run lrugen-store --migrate" "$out"
+check_grep "a missing clickhouse-url is named" "backend clickhouse needs clickhouse-url" \
+	"$("$STORE_BIN" --backend clickhouse --insecure-no-auth 2>&1)"
+out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
+check "--migrate" 0 $?
+check_grep "--migrate creates version 1" "schema version 1 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 1 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest; do
+	n=0
+	for url in ${CLICKHOUSE_URLS//,/ }; do
+		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
+			"SELECT count() FROM system.tables WHERE database = 'lrugen' AND name = '${t}_local'" "$url/")))
+	done
+	check "table ${t}_local on every server" 4 "$n"
+done
+printf 'wrong\n' >"$tmp/wrong.pw"
+check_grep "a wrong password: ClickHouse's answer" "answered 401: Code: 193" \
+	"$("$STORE_BIN" "${CH[@]}" --clickhouse-password-file "$tmp/wrong.pw" --insecure-no-auth 2>&1)"
+
+# a dead server first in the list: the next one answers
+start_store "$tmp" --insecure-no-auth || { finish; exit 1; }
+dead=$STORE_URL
+stop_store
+start_fe A "${CH[@]}" --clickhouse-url "$dead,$CLICKHOUSE_URLS" --config "$tmp/tokens.conf" ||
+	{ finish; exit 1; }
+start_fe SQ --config "$tmp/tokens.conf" --rollup-flush 1s || { finish; exit 1; }
+check_grep "/healthz on clickhouse" '^200 .*"status":"ok"' "$(STORE_URL=$A_URL http GET /healthz)"
+
+# ---- parity: one history into both backends, every query compared -------------------
+HIST=(--hosts 24 --memcgs 6 --nodes 2 --history 2h --step 10m --batch 3 --threads 8)
+out=$(sim "$A_URL" par "${HIST[@]}")
+NPAR=$((24 * 12))	# hosts x (history / step)
+check_grep "history into clickhouse" "^sent=$NPAR accepted=$NPAR duplicates=0 errors=0" "$out"
+out=$(sim "$SQ_URL" par "${HIST[@]}")
+check_grep "history into sqlite" "^sent=$NPAR accepted=$NPAR duplicates=0 errors=0" "$out"
+# the sqlite store's rollups are flushed every second: wait until they hold every sample
+wait_for "sqlite's hourly rollups" 10 same_samples && pass
+for path in /v1/hosts /v1/cold '/v1/cold?by=node' '/v1/cold?by=memcg' \
+	'/v1/cold?by=memcg&memcg_glob=/job-0*&threshold=10m&limit=5' '/v1/rank?need=1G' \
+	'/v1/rank?need=2G&per_node=true&threshold=1h' '/v1/capacity?thresholds=1m,2m,30m,24h' \
+	'/v1/wss?memcg_glob=*' '/v1/wss?memcg_glob=/job*&percentile=50&threshold=5m&window=1h' \
+	'/v1/timeline?host=par00003' '/v1/timeline?host=par00005&memcg=*&limit=40' \
+	'/v1/timeline?host=nope' '/v1/wss?memcg_glob=/nope' '/v1/rank?need=x'; do
+	a=$(q "$A_URL" "$path")
+	s=$(q "$SQ_URL" "$path")
+	if [[ -n $a && $a == "$s" ]]; then pass; else fail "parity $path: $(diff <(echo "$s") <(echo "$a") | head -5)"; fi
+done
+check "timeline pages: 40 points then a cursor" "40 true" \
+	"$(q "$A_URL" '/v1/timeline?host=par00005&memcg=*&limit=40' | jq -r '"\(.points) \(.truncated)"')"
+for path in '/v1/latest' '/v1/latest?host=par00002&memcg_glob=/job*'; do
+	curl -s -o "$tmp/a.pb" -H "Authorization: Bearer $(cat "$tmp/read.token")" "$A_URL$path"
+	curl -s -o "$tmp/s.pb" -H "Authorization: Bearer $(cat "$tmp/read.token")" "$SQ_URL$path"
+	if [[ -s $tmp/a.pb ]] && cmp -s "$tmp/a.pb" "$tmp/s.pb"; then pass; else fail "parity $path: the SnapshotBatches differ"; fi
+done
+check "parity: counted once" $NPAR "$(counted par)"
+
+# ---- exactly once ------------------------------------------------------------------------
+check_grep "a resend: every snapshot a duplicate" "^sent=$NPAR accepted=0 duplicates=$NPAR errors=0" \
+	"$(sim "$A_URL" par "${HIST[@]}")"
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" || { finish; exit 1; }
+TWO=(--hosts 40 --memcgs 4 --nodes 1 --history 1h --step 10m --batch 2 --threads 8)
+sim "$A_URL" two "${TWO[@]}" >"$tmp/two.a" &
+sim "$B_URL" two "${TWO[@]}" >"$tmp/two.b"
+wait $!
+check_grep "one history to two front-ends at once: A acknowledged all" "errors=0" "$(cat "$tmp/two.a")"
+check_grep "... and B too" "errors=0" "$(cat "$tmp/two.b")"
+check "... each snapshot counted once" "$((40 * 6)) $((40 * 6))" "$(acked two) $(counted two)"
+check "... the fleet's hosts once each" 64 "$(STORE_URL=$A_URL http GET /v1/hosts "$tmp/read.token" | cut -d' ' -f2- | jq '.hosts | length')"
+
+# ---- faults ------------------------------------------------------------------------------
+# kill -9 of a replica during ingest: its shard cannot meet the quorum (503), the
+# other shard goes on; once it is back, a resend brings every snapshot, once
+FLT=(--hosts 16 --memcgs 3 --nodes 1 --history 1h --step 10m --batch 1 --threads 4 --max-errors 1000)
+sim "$A_URL" k9 "${FLT[@]}" >"$tmp/k9.1" &
+simpid=$!
+wait_for "some snapshots before the kill" 30 acked_at_least k9 5 && pass
+"$CLUSTER" kill "$tmp/ch" ch1-2 >/dev/null
+wait $simpid
+check_grep "a replica killed: some requests answered 503" "errors=[1-9]" "$(cat "$tmp/k9.1")"
+check_grep "... with the store's retry-later answer" "HTTP 503" "$(cat "$tmp/fleetsim.err")"
+"$CLUSTER" start-one "$tmp/ch" ch1-2 >/dev/null || fail "ch1-2 did not come back"
+before=$(acked k9)
+for ((i = 0; i < 8; i++)); do	# the replica catches up within its ZooKeeper session
+	grep -q "errors=0" <(sim "$A_URL" k9 "${FLT[@]}") && break
+	sleep 2
+done
+check "a replica killed: every snapshot, once, after resends" "96 96" "$(acked k9) $(counted k9)"
+[[ $before -lt 96 ]] && pass || fail "the kill refused nothing ($before acknowledged before the resends)"
+
+# a whole shard stopped while a real lrugend collects: it spools, then everything arrives
+mkroot "$tmp/root" 6.12
+shard_of() {	# the shard (1 or 2) that holds host $1's rows
+	local s u
+	for s in 1 2; do
+		u=CH_${s}_1_HTTP
+		[[ $(chq "SELECT count() FROM lrugen.snapshots_local WHERE host = '$1'" "${!u}") -gt 0 ]] &&
+			echo $s && return
+	done
+}
+"$LRUGEND" --root "$tmp/root" --host shardtest --interval 500ms --no-jitter --no-age \
+	--store "$A_URL" --token-file "$tmp/any.token" --spool "$tmp/spool" --backoff-min 200ms \
+	--backoff-max 1s --timeout 20s >/dev/null 2>"$tmp/lrugend.log" &
+LRUGEND_PID=$!
+wait_for "lrugend's first snapshots stored" 30 host_stored_at_least shardtest 2 && pass
+shard=$(shard_of shardtest)
+stored=$(grep -c 'snapshot seq=' "$tmp/lrugend.log")
+"$CLUSTER" stop-one "$tmp/ch" "ch$shard-1" >/dev/null
+"$CLUSTER" stop-one "$tmp/ch" "ch$shard-2" >/dev/null
+wait_for "the front-end refusing (503) while the shard is down" 40 \
+	grep -q "snapshots not written" "$A_LOG" && pass
+wait_for "lrugend spooling meanwhile" 40 lrugend_took_at_least $((stored + 8)) && pass
+"$CLUSTER" start-one "$tmp/ch" "ch$shard-1" >/dev/null || fail "ch$shard-1 did not come back"
+"$CLUSTER" start-one "$tmp/ch" "ch$shard-2" >/dev/null || fail "ch$shard-2 did not come back"
+kill -TERM "$LRUGEND_PID"
+wait "$LRUGEND_PID"
+LRUGEND_PID=
+taken=$(grep -c 'snapshot seq=' "$tmp/lrugend.log")
+for ((i = 0; i < 20; i++)); do	# drain what is spooled: --drain exits 0 once it is empty
+	"$LRUGEND" --drain --store "$A_URL" --token-file "$tmp/any.token" --spool "$tmp/spool" \
+		--timeout 20s >/dev/null 2>>"$tmp/drain.log" && break
+	sleep 1
+done
+check "a shard stopped: every snapshot lrugend took arrived, once" "$taken $taken" \
+	"$(chq "SELECT count(), uniqExact(seq) FROM lrugen.snapshots FINAL WHERE host = 'shardtest'" | tr '\t' ' ')"
+[[ $taken -ge $((stored + 8)) ]] && pass || fail "lrugend took $taken snapshots, $stored by the stop"
+
+# kill -9 of a front-end during ingest: a resend to the other brings the rest, once
+sim "$A_URL" fe "${FLT[@]}" >"$tmp/fe.1" &
+simpid=$!
+wait_for "some snapshots before the front-end dies" 30 acked_at_least fe 5 && pass
+kill -KILL "$A_PID"
+wait "$A_PID" 2>/dev/null
+A_PID=
+wait $simpid
+sim "$B_URL" fe "${FLT[@]}" >/dev/null
+check "a front-end killed: every snapshot once after a resend to the other" "96 96" "$(acked fe) $(counted fe)"
+
+# ZooKeeper restarted: replicated tables refuse inserts meanwhile (503), then take them
+"$CLUSTER" kill "$tmp/ch" zk >/dev/null
+out=$(sim "$B_URL" zk --hosts 4 --memcgs 2 --nodes 1 --history 10m --step 10m --max-errors 1000)
+check_grep "ZooKeeper down: ingest refused" "errors=[1-9]" "$out"
+"$CLUSTER" start-one "$tmp/ch" zk >/dev/null || fail "ZooKeeper did not come back"
+for ((i = 0; i < 15; i++)); do
+	grep -q "errors=0" <(sim "$B_URL" zk --hosts 4 --memcgs 2 --nodes 1 --history 10m --step 10m --max-errors 1000) && break
+	sleep 2
+done
+check "ZooKeeper back: every snapshot once" "4 4" "$(acked zk) $(counted zk)"
+
+# the cluster restarted: the same answers as before
+before=$(q "$B_URL" /v1/capacity)
+stop_fe B
+"$CLUSTER" stop "$tmp/ch" >/dev/null
+"$CLUSTER" start "$tmp/ch" >/dev/null || fail "the cluster did not start again"
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" || { finish; exit 1; }
+check "the cluster restarted: the same capacity answer" "$before" "$(q "$B_URL" /v1/capacity)"
+for p in par two k9 fe zk; do
+	check "the cluster restarted: $p counted once" "$(acked $p)" "$(counted $p)"
+done
+check_grep "/metrics counts the hosts from ClickHouse" '^lrugen_store_hosts [1-9]' \
+	"$(curl -s "$B_URL/metrics")"
+
+# raw-retention: the raw rows of days past it are dropped (whole days), the rest stays
+SIM_NOW=$((NOW - 3 * 86400000)) sim "$B_URL" old --hosts 3 --memcgs 2 --nodes 1 --history 20m --step 10m >/dev/null
+check "three-day-old snapshots stored" 6 "$(counted old)"
+stop_fe B
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --maintenance-interval 1s ||
+	{ finish; exit 1; }
+raw_gone() { [[ $(counted old) == 0 && $(chq "SELECT count() FROM lrugen.memcg_samples WHERE startsWith(host, 'old')") == 0 ]]; }
+wait_for "the expired days dropped" 60 raw_gone && pass
+check_grep "... and logged" "dropped the snapshots of day [0-9]{8} \(raw-retention\)" "$(cat "$B_LOG")"
+check "... the recent ones kept" "$(acked par)" "$(counted par)"
+
+finish
