@@ -146,7 +146,10 @@ tests: $(UNIT_BINS) $(TOOL_BINS) $(BINS)
 CHECK_O ?= build/check
 LRUGEN_VM ?= $(if $(shell command -v qemu-system-x86_64),1,0)
 VM_KERNEL ?= all
-# the demos boot one kernel: VM_KERNEL when it names one, else 6.1
+# the demos boot one kernel: VM_KERNEL when it names one, else 6.1; the
+# fleet demo's store keeps its data in BACKEND: sqlite, or clickhouse (a 2x2
+# cluster of tests/clickhouse/cluster)
+BACKEND ?= sqlite
 DEMO_KERNEL = $(if $(filter all,$(VM_KERNEL)),6.1,$(VM_KERNEL))
 check: all $(O)/tests/tools/pbdump
 	$(Q)if [ "$(LRUGEN_VM)" = 1 ] && [ "$(VM_KERNEL)" = all -o "$(VM_KERNEL)" = patched ] && \
@@ -172,7 +175,7 @@ kernel:
 # the main job: lrugen-store, two QEMU hosts running lrugend, lrugen-top --store
 # (HEADLESS=1: print 'lrugen fleet' tables instead; VM_KERNEL=6.1|6.12|7.3|patched)
 demo: all
-	$(Q)LRUGEN_BUILD=$(abspath $(O)) VM_KERNEL=$(DEMO_KERNEL) tests/vm/demo $(if $(filter 1,$(HEADLESS)),--headless)
+	$(Q)LRUGEN_BUILD=$(abspath $(O)) VM_KERNEL=$(DEMO_KERNEL) BACKEND=$(BACKEND) tests/vm/demo $(if $(filter 1,$(HEADLESS)),--headless)
 
 # one host: what the lrugen CLI sees on a stock kernel (VM_KERNEL=6.1|6.12|7.3)
 demo-host: all
