@@ -58,6 +58,7 @@ enum lru_err lru_buf_append(struct lru_buf *b, const void *data, size_t len,
 
 enum lru_err lru_buf_printf(struct lru_buf *b, struct lru_error *err, const char *fmt, ...)
 {
+	enum lru_err rc;
 	va_list ap;
 	int n;
 
@@ -66,8 +67,9 @@ enum lru_err lru_buf_printf(struct lru_buf *b, struct lru_error *err, const char
 	va_end(ap);
 	if (n < 0)
 		return lru_fail(err, LRU_EINVAL, "cannot format text");
-	if (lru_buf_reserve(b, (size_t)n + 1, err))
-		return LRU_ENOMEM;
+	rc = lru_buf_reserve(b, (size_t)n + 1, err);
+	if (rc)
+		return rc;
 	va_start(ap, fmt);
 	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

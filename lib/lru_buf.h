@@ -32,7 +32,7 @@ void lru_buf_release(struct lru_buf *b);
 enum lru_err lru_buf_reserve(struct lru_buf *b, size_t extra, struct lru_error *err);
 enum lru_err lru_buf_append(struct lru_buf *b, const void *data, size_t len,
 			    struct lru_error *err);
-/* Append printf-style text (without its NUL). LRU_ENOMEM. */
+/* Append printf-style text (without its NUL). LRU_ERANGE past b->max, LRU_ENOMEM. */
 enum lru_err lru_buf_printf(struct lru_buf *b, struct lru_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -113,6 +113,10 @@ for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_la
 	done
 	check "table ${t}_local on every server" 4 "$n"
 done
+check_grep "a clickhouse-url that is not http is named" "clickhouse-url 'ftp://x' is not an http:// or https:// URL" \
+	"$("$STORE_BIN" --backend clickhouse --clickhouse-url ftp://x --insecure-no-auth 2>&1)"
+check_grep "a missing password file is named" "clickhouse-password-file: cannot read token file '$tmp/none.pw'" \
+	"$("$STORE_BIN" "${CH[@]}" --clickhouse-password-file "$tmp/none.pw" --insecure-no-auth 2>&1)"
 printf 'wrong\n' >"$tmp/wrong.pw"
 check_grep "a wrong password: ClickHouse's answer" "answered 401: Code: 193" \
 	"$("$STORE_BIN" "${CH[@]}" --clickhouse-password-file "$tmp/wrong.pw" --insecure-no-auth 2>&1)"

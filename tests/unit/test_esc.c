@@ -180,6 +180,17 @@ static void test_buf(void **state)
 	assert_int_equal(lru_esc_buf(&b, S("\x1b"), LRU_ESC_TERM, &err), LRU_ERANGE);
 	assert_int_equal(b.len, 0);
 	lru_buf_release(&b);
+	/* lru_buf_printf appends without the NUL, and keeps b->max */
+	lru_buf_init(&b);
+	assert_int_equal(lru_buf_printf(&b, &err, "%s=%d", "ab", 42), LRU_OK);
+	assert_int_equal(lru_buf_printf(&b, &err, ",%u", 7u), LRU_OK);
+	assert_int_equal(b.len, 7);
+	assert_memory_equal(b.data, "ab=42,7", 7);
+	lru_buf_release(&b);
+	b.max = 4;
+	assert_int_equal(lru_buf_printf(&b, &err, "%s", "toolong"), LRU_ERANGE);
+	assert_int_equal(b.len, 0);
+	lru_buf_release(&b);
 }
 
 /* Every 1- and 2-byte input: terminal text is printable ASCII or valid printable UTF-8. */
