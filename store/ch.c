@@ -26,6 +26,7 @@ struct ch {
 	char *password;
 	char user_hdr[256], *key_hdr;		/* X-ClickHouse-User / -Key lines */
 	char on_cluster[160];			/* " ON CLUSTER name" or "" */
+	char quorum[24];			/* clickhouse-insert-quorum, as a setting */
 	atomic_uint next_url;			/* where the next request starts */
 
 	pthread_mutex_t lock;			/* guards the queue and the health */
@@ -56,20 +57,21 @@ static void wipe_free(char *s)
  * to the servers in turn; settings are "name", "value" pairs. The answer
  * in out (may be NULL).
  */
-static enum lru_err ch_post(struct ch *ch, const char *sql, const void *data, size_t len,
-			    const char *const *settings, struct lru_buf *out, struct lru_error *err)
+static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *sql,
+			 const void *data, size_t len, const char *const *settings,
+			 struct lru_buf *out, struct lru_error *err)
 {
 	const struct lru_set_list *urls = &ch->cfg->ch_urls;
 	const char *hdrs[] = { ch->user_hdr, ch->key_hdr, NULL };
 	struct lru_client_param params[8];
-	size_t np = 0, start = atomic_load(&ch->next_url);
+	size_t np = 0;
 	char last[320] = "";
 
 	if (data)
 		params[np++] = (struct lru_client_param){ "query", sql };
 	for (size_t i = 0; settings && settings[i] && np < 8; i += 2)
 		params[np++] = (struct lru_client_param){ settings[i], settings[i + 1] };
-	for (size_t k = 0; k < urls->n; k++) {
+	for (size_t k = 0; k < tries && k < urls->n; k++) {
 		size_t u = (start + k) % urls->n;
 		const struct lru_client_opts o = {
 			.url = urls->v[u], .agent = "lrugen-store/" LRUGEN_VERSION,
@@ -95,7 +97,8 @@ static enum lru_err ch_post(struct ch *ch, const char *sql, const void *data, si
 			return rc;
 		}
 		if (!rc && resp.status == 200) {
-			atomic_store(&ch->next_url, (unsigned)u);
+			if (tries > 1)
+				atomic_store(&ch->next_url, (unsigned)u);
 			if (out) {
 				lru_buf_release(out);
 				*out = resp.body;
@@ -122,6 +125,46 @@ static enum lru_err ch_post(struct ch *ch, const char *sql, const void *data, si
 		lru_client_resp_release(&resp);
 	}
 	return lru_fail(err, LRU_EIO, "no ClickHouse server answered (last: %s)", last);
+}
+
+static enum lru_err ch_post(struct ch *ch, const char *sql, const void *data, size_t len,
+			    const char *const *settings, struct lru_buf *out, struct lru_error *err)
+{
+	return post(ch, atomic_load(&ch->next_url), ch->cfg->ch_urls.n, sql, data, len, settings,
+		    out, err);
+}
+
+/* The first field of the first row sql gives, asked of server url only; -1 when it does not answer. */
+static int64_t scalar_at(struct ch *ch, size_t url, const char *sql, struct lru_error *err)
+{
+	struct lru_buf out;
+	struct ch_rows r;
+	int64_t v = -1;
+
+	lru_buf_init(&out);
+	if (!post(ch, url, 1, sql, NULL, 0, NULL, &out, err)) {
+		ch_rows_init(&r, &out);
+		v = ch_rows_next(&r) ? strtoll(r.f[0], NULL, 10) : 0;
+	}
+	lru_buf_release(&out);
+	return v;
+}
+
+/* Wait up to 60 s until every server of clickhouse-url answers sql with at least min. */
+static enum lru_err wait_everywhere(struct ch *ch, const char *sql, int64_t min, const char *what,
+				    struct lru_error *err)
+{
+	for (size_t u = 0; u < ch->cfg->ch_urls.n; u++) {
+		int64_t until = lru_now_ms() + 60000;
+
+		while (scalar_at(ch, u, sql, err) < min) {
+			if (lru_now_ms() > until)
+				return lru_fail(err, LRU_EIO, "%s does not see %s after 60 s",
+						ch->cfg->ch_urls.v[u], what);
+			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		}
+	}
+	return LRU_OK;
 }
 
 enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out, struct lru_error *err)
@@ -236,18 +279,19 @@ int ch_rows_next(struct ch_rows *r)
 struct ch_table_def {
 	const char *name, *columns, *order, *version, *partition;
 	const char *from, *select, *array_join;
+	const char *shard;	/* the Distributed table's sharding key; NULL: sipHash64(host) */
 };
 
 #define COLD_COL "cold Array(UInt64)"
 /* raw rows by UTC day of taken_ms: expired days are dropped whole (ch_expire) */
-#define PARTITION_BY_DAY "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC'))"
+#define PARTITION_BY_DAY CH_DAY_OF_TAKEN
 
 /* written by the writer: memcg_samples first, snapshots last (see write_jobs) */
 static const struct ch_table_def tables_v1[] = {
 	{ "memcg_samples",
 	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
 	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL },
+	  NULL, NULL, NULL, NULL },
 	{ "snapshots",
 	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
 	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
@@ -256,33 +300,58 @@ static const struct ch_table_def tables_v1[] = {
 	  "node Array(Int32), node_mem_total Array(UInt64), node_mem_free Array(UInt64), "
 	  "node_total Array(UInt64), node_cold Array(Array(UInt64)), node_warnings Array(UInt32), "
 	  "paths String, data String", "(host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL },
+	  NULL, NULL, NULL, NULL },
 	{ "hosts_latest",
 	  "host String, taken_ms UInt64, ingest_ms Int64, boot_id String, seq UInt64, "
 	  "kernel String, page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, "
 	  "nr_lruvecs UInt32, mem_total UInt64, mem_free UInt64, total UInt64, " COLD_COL ", "
 	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL, "snapshots",
 	  "host, taken_ms, ingest_ms, boot_id, seq, kernel, page_size, nr_nodes, nr_memcgs, "
-	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings", NULL },
+	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings", NULL, NULL },
 	/* the smallest ingest time wins: the version is its complement */
 	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL,
 	  "snapshots", "host, ingest_ms AS first_seen_ms, "
-	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL },
+	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL },
 	/* named as in snapshots: an ARRAY JOIN keeps the arrays' names */
 	{ "nodes_latest",
 	  "host String, node Int32, taken_ms UInt64, node_mem_total UInt64, node_mem_free UInt64, "
 	  "node_total UInt64, node_cold Array(UInt64), node_warnings UInt32", "(host, node)",
 	  "taken_ms", NULL, "snapshots",
 	  "host, node, taken_ms, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
-	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings" },
+	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings", NULL },
 	{ "memcgs_latest",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
 	  "(host, path)", "taken_ms", NULL, "memcg_samples",
-	  "host, path, taken_ms, total, cold, warnings", NULL },
+	  "host, path, taken_ms, total, cold, warnings", NULL, NULL },
 };
 
-#define NR_TABLES_V1 (sizeof(tables_v1) / sizeof(tables_v1[0]))
-#define SCHEMA_VERSION 1
+/*
+ * Version 2: the hourly working-set rollups of raw days past raw-retention
+ * (ch_expire rolls a day up, marks it in wss_days, then drops it), sharded
+ * by path. Their rows are keyed by "part", a checksum of the raw rows rolled
+ * up: rolling the same rows again replaces them, a day's rows that arrive
+ * after it was rolled up are another part, and the parts add up.
+ */
+#define PARTITION_BY_HOUR_DAY CH_DAY_OF_HOUR
+static const struct ch_table_def tables_v2[] = {
+	/* per path, hour and threshold k: the lru_hist buckets of the hot bytes */
+	{ "wss_hourly", "path String, hour Int64, part UInt64, k UInt8, bucket UInt32, "
+	  "n UInt64, max UInt64", "(path, hour, k, bucket, part)", NULL, PARTITION_BY_HOUR_DAY,
+	  NULL, NULL, NULL, "sipHash64(path)" },
+	/* per path and hour: samples, and how many of them had each warning bit */
+	{ "wss_hourly_n", "path String, hour Int64, part UInt64, n UInt64, warn Array(UInt64)",
+	  "(path, hour, part)", NULL, PARTITION_BY_HOUR_DAY, NULL, NULL, NULL, "sipHash64(path)" },
+};
+
+static const struct {
+	const struct ch_table_def *t;
+	size_t n;
+} schema[] = {
+	{ tables_v1, sizeof(tables_v1) / sizeof(tables_v1[0]) },
+	{ tables_v2, sizeof(tables_v2) / sizeof(tables_v2[0]) },
+};
+
+#define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
 
 static enum lru_err run_ddl(struct ch *ch, struct lru_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -325,89 +394,108 @@ static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, st
 	if (rc || !ch->on_cluster[0])
 		return rc;
 	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s%s AS %s.%s_local "
-		       "ENGINE = Distributed(%s, %s, %s_local, sipHash64(host))",
-		       db, t->name, ch->on_cluster, db, t->name, cl, db, t->name);
+		       "ENGINE = Distributed(%s, %s, %s_local, %s)", db, t->name, ch->on_cluster,
+		       db, t->name, cl, db, t->name, t->shard ? t->shard : "sipHash64(host)");
 }
 
-/* The schema version every server of clickhouse-url sees; -1 when one does not answer. */
+/* "SELECT max(version) ...": the schema version a server sees */
+#define VERSION_SQL "SELECT max(version) FROM %s.migrations_local"
+
 static int64_t schema_version(struct ch *ch, size_t url, struct lru_error *err)
 {
-	struct lru_buf out;
-	struct ch_rows r;
-	int64_t v = -1;
-	unsigned saved = atomic_load(&ch->next_url);
 	char sql[256];
 
-	lru_buf_init(&out);
-	atomic_store(&ch->next_url, (unsigned)url);
-	snprintf(sql, sizeof(sql), "SELECT max(version) FROM %s.migrations_local",
-		 ch->cfg->ch_database);
-	if (!ch_post(ch, sql, NULL, 0, NULL, &out, err)) {
-		ch_rows_init(&r, &out);
-		v = ch_rows_next(&r) ? strtoll(r.f[0], NULL, 10) : 0;
-	}
-	atomic_store(&ch->next_url, saved);
-	lru_buf_release(&out);
-	return v;
+	snprintf(sql, sizeof(sql), VERSION_SQL, ch->cfg->ch_database);
+	return scalar_at(ch, url, sql, err);
+}
+
+/*
+ * DB.NAME_local on every server, one replicated table spanning them all (not
+ * sharded): each server holds all its rows. For the few rows every server
+ * must see (schema versions, rolled-up days).
+ */
+static enum lru_err create_everywhere(struct ch *ch, const char *name, const char *columns,
+				      const char *order, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database;
+	char engine[256];
+
+	if (ch->on_cluster[0])
+		snprintf(engine, sizeof(engine), "ReplicatedReplacingMergeTree("
+			 "'/clickhouse/lrugen/%s/%s', '{replica}')", db, name);
+	else
+		snprintf(engine, sizeof(engine), "ReplacingMergeTree()");
+	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s "
+		       "ORDER BY %s", db, name, ch->on_cluster, columns, engine, order);
+}
+
+/* The tables of schema version v (1-based), then the row that says it is there. */
+static enum lru_err migrate_to(struct ch *ch, int64_t v, struct lru_error *err)
+{
+	enum lru_err rc = LRU_OK;
+
+	for (size_t i = 0; !rc && i < schema[v - 1].n; i++)
+		rc = create_table(ch, &schema[v - 1].t[i], err);
+	if (!rc && v == 2)
+		rc = create_everywhere(ch, "wss_days", "day UInt32, part UInt64, rolled_ms Int64",
+				       "(day, part)", err);
+	if (!rc)
+		rc = run_ddl(ch, err, "INSERT INTO %s.migrations_local VALUES (%" PRId64 ", %" PRId64
+			     ")", ch->cfg->ch_database, v, lru_now_ms());
+	if (!rc)
+		log_info("clickhouse: schema version %" PRId64 " created in database %s", v,
+			 ch->cfg->ch_database);
+	return rc;
 }
 
 static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 {
-	const char *db = ch->cfg->ch_database;
-	char engine[256];
+	char sql[256], what[64];
 	enum lru_err rc;
 	int64_t have;
 
-	if (ch->on_cluster[0])
-		snprintf(engine, sizeof(engine), "ReplicatedReplacingMergeTree("
-			 "'/clickhouse/lrugen/%s/migrations', '{replica}')", db);
-	else
-		snprintf(engine, sizeof(engine), "ReplacingMergeTree()");
-	rc = run_ddl(ch, err, "CREATE DATABASE IF NOT EXISTS %s%s", db, ch->on_cluster);
+	rc = run_ddl(ch, err, "CREATE DATABASE IF NOT EXISTS %s%s", ch->cfg->ch_database,
+		     ch->on_cluster);
 	if (!rc)
-		rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.migrations_local%s "
-			     "(version UInt32, applied_ms Int64) ENGINE = %s ORDER BY version",
-			     db, ch->on_cluster, engine);
+		rc = create_everywhere(ch, "migrations", "version UInt32, applied_ms Int64",
+				       "version", err);
 	if (rc)
 		return rc;
 	have = schema_version(ch, atomic_load(&ch->next_url), err);
 	if (have < 0)
 		return err->code;
-	if (have < 1) {
-		for (size_t i = 0; i < NR_TABLES_V1; i++)
-			if ((rc = create_table(ch, &tables_v1[i], err)))
-				return rc;
-		rc = run_ddl(ch, err, "INSERT INTO %s.migrations_local VALUES (1, %" PRId64 ")",
-			     db, lru_now_ms());
-		if (rc)
-			return rc;
-		log_info("clickhouse: schema version %d created in database %s", SCHEMA_VERSION, db);
-	} else {
+	if (have >= SCHEMA_VERSION)
 		log_info("clickhouse: schema version %" PRId64 " is current", have);
-	}
-	/* the version row replicates: wait until every server of clickhouse-url sees it */
-	for (size_t u = 0; u < ch->cfg->ch_urls.n; u++) {
-		int64_t until = lru_now_ms() + 60000;
-
-		while (schema_version(ch, u, err) < SCHEMA_VERSION) {
-			if (lru_now_ms() > until)
-				return lru_fail(err, LRU_EIO, "%s does not see schema version %d after "
-						"60 s", ch->cfg->ch_urls.v[u], SCHEMA_VERSION);
-			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
-		}
-	}
-	return LRU_OK;
+	while (have < SCHEMA_VERSION)
+		if ((rc = migrate_to(ch, ++have, err)))
+			return rc;
+	/* the version rows replicate: wait until every server of clickhouse-url sees them */
+	snprintf(sql, sizeof(sql), VERSION_SQL, ch->cfg->ch_database);
+	snprintf(what, sizeof(what), "schema version %" PRId64, SCHEMA_VERSION);
+	return wait_everywhere(ch, sql, SCHEMA_VERSION, what, err);
 }
 
 /* ---- writing ----------------------------------------------------------------------- */
 
 /* What one round writes: rows of memcg_samples, then of snapshots (the views fill the rest). */
-enum { T_SAMPLES, T_SNAPS, T_NR };
+/*
+ * What one round writes, in this order: the marks of the days that get
+ * samples as rollups (see put_snapshot), rows of memcg_samples and of the
+ * rollups, then of snapshots (the views fill the rest).
+ */
+enum { T_DAYS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_SNAPS, T_NR };
 
-static const char *const insert_into[T_NR] = { "memcg_samples", "snapshots" };
+static const char *const insert_into[T_NR] = {
+	"wss_days_local", "memcg_samples", "wss_hourly", "wss_hourly_n", "snapshots"
+};
+
+#define MAX_LATE_DAYS 8
 
 struct batch {
 	struct lru_buf t[T_NR];
+	int64_t late_before;		/* samples taken before this go to the rollups */
+	uint32_t days[MAX_LATE_DAYS];	/* the days marked in t[T_DAYS] */
+	size_t nr_days;
 };
 
 /* "[a,b,...]": the cold bytes at each threshold, an Array(UInt64) field */
@@ -505,8 +593,87 @@ static size_t path_sums(const struct lru_snapshot *s, const struct lru_fleet_row
 }
 
 /* One snapshot's rows of every table, appended to b. */
+static uint64_t ident_hash(const char *host, const char *boot, uint64_t seq);
+
+/*
+ * Retention counts whole UTC days: the rows taken before the start of the
+ * day of now - keep are past it (ch_expire). The writer sends the samples
+ * of days that will be past raw-retention within ROLL_MARGIN_MS to the
+ * rollups directly, so that no raw sample is written to a day that
+ * ch_expire may be rolling up and dropping (a front-end's clock may be
+ * that much ahead of another's).
+ */
+#define ROLL_MARGIN_MS HOUR_MS
+
+static int64_t day_cutoff(int64_t now, uint64_t keep)
+{
+	int64_t c = ((now - (int64_t)keep) / DAY_MS) * DAY_MS;
+
+	return c > 0 ? c : 0;
+}
+
+/* YYYYMMDD of the UTC day of ms */
+static uint32_t utc_day(int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	return (uint32_t)((tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday);
+}
+
+/*
+ * The samples of a snapshot whose day is rolled up, or about to be (taken
+ * before b->late_before): rows of wss_hourly(_n) as roll_day would make of
+ * them, as a part of their own (the snapshot's identity: a resend replaces
+ * it), after a mark of the day (marked first, so that no rollup row is ever
+ * left without one).
+ */
+static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_t n,
+			     uint64_t part, int64_t taken, int64_t now, struct lru_error *err)
+{
+	uint32_t day = utc_day(taken);
+	int64_t hour = taken / HOUR_MS;
+	enum lru_err rc = LRU_OK;
+	size_t d;
+
+	for (d = 0; d < b->nr_days && b->days[d] != day; d++)
+		;
+	if (d == b->nr_days) {
+		if (d < MAX_LATE_DAYS)
+			b->days[b->nr_days++] = day;
+		rc = lru_buf_printf(&b->t[T_DAYS], err, "%u\t0\t%" PRId64 "\n", day, now);
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct lru_fleet_cold *c = &sums[i].c;
+
+		for (unsigned k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++) {
+			uint64_t hot = c->total - c->cold[k];
+
+			rc = tsv_str(&b->t[T_HOURLY], sums[i].path, strlen(sums[i].path), err) ||
+			     lru_buf_printf(&b->t[T_HOURLY], err, "\t%" PRId64 "\t%" PRIu64 "\t%u\t%u"
+					    "\t1\t%" PRIu64 "\n", hour, part, k,
+					    lru_hist_bucket_of(hot), hot) ? LRU_ENOMEM : LRU_OK;
+		}
+		rc = rc || tsv_str(&b->t[T_HOURLY_N], sums[i].path, strlen(sums[i].path), err) ||
+		     lru_buf_printf(&b->t[T_HOURLY_N], err, "\t%" PRId64 "\t%" PRIu64 "\t1\t[", hour,
+				    part) ? LRU_ENOMEM : LRU_OK;
+		for (unsigned w = 0; !rc && w < LRU_FLEET_WARN_BITS; w++)
+			rc = lru_buf_printf(&b->t[T_HOURLY_N], err, "%s%u", w ? "," : "",
+					    (c->warnings >> w) & 1u);
+		rc = rc || lru_buf_append(&b->t[T_HOURLY_N], "]\n", 2, err) ? LRU_ENOMEM : LRU_OK;
+	}
+	return rc;
+}
+
+/*
+ * The rows of one snapshot. Its memcg samples go to memcg_samples, or when
+ * it was taken on a day rolled up already (or about to be: before
+ * b->late_before), to the rollups directly (put_late); not at all when it
+ * is of such a day and stored already (counted, raw or rolled up).
+ */
 static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, int64_t now,
-				 struct lru_error *err)
+				 bool stored, struct lru_error *err)
 {
 	const struct lru_snapshot *s = is->snap;
 	const struct lru_fleet_rows *rows = &is->rows;
@@ -523,6 +690,12 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 	for (size_t m = 0; m < s->nr_memcgs && ids; m++)
 		ids[m] = m;	/* the packed lruvecs name their memcg by its place in paths */
 #define STR(buf, v) tsv_str(buf, v, strlen(v), err)
+	if (!rc && rows->taken_ms < b->late_before) {
+		if (!stored)
+			rc = put_late(b, sums, nr_sums, ident_hash(host, boot, s->host.seq),
+				      rows->taken_ms, now, err);
+		nr_sums = 0;
+	}
 	/* memcg_samples: path, host, boot_id, seq, taken_ms, total, cold, warnings */
 	for (size_t i = 0; !rc && i < nr_sums; i++)
 		rc = STR(sm, sums[i].path) || lru_buf_append(sm, "\t", 1, err) ||
@@ -648,6 +821,29 @@ static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, struc
  * it (a replica is down, so the quorum cannot be met) the round fails and
  * the collectors retry later. Other errors fail the round at once.
  */
+/*
+ * The settings of an INSERT through the Distributed tables, in set (8
+ * entries): synchronous, and with insert_quorum past 1 acknowledged only
+ * once that many replicas of each shard hold the rows. NULL without a cluster.
+ */
+static const char *const *insert_settings(struct ch *ch, const char *set[8])
+{
+	size_t n = 0;
+
+	if (!ch->on_cluster[0])
+		return NULL;
+	set[n++] = "insert_distributed_sync";
+	set[n++] = "1";
+	if (ch->cfg->ch_insert_quorum > 1) {
+		set[n++] = "insert_quorum_timeout";
+		set[n++] = QUORUM_TIMEOUT_MS;
+		set[n++] = "insert_quorum";
+		set[n++] = ch->quorum;
+	}
+	set[n] = NULL;
+	return set;
+}
+
 static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf *rows,
 			   const char *const *settings, struct lru_error *err)
 {
@@ -656,7 +852,8 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
 	enum lru_err rc;
 
 	for (;;) {
-		rc = ch_post(ch, sql, rows->data, rows->len, settings, NULL, err);
+		rc = ch_post(ch, sql, rows ? rows->data : NULL, rows ? rows->len : 0, settings, NULL,
+			     err);
 		if (rc != LRU_EPROTO || !strstr(err->msg, "Code: 286,") ||
 		    lru_now_ms() + delay_ms > until)
 			return rc;
@@ -675,18 +872,17 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
 static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lru_error *err)
 {
 	/* a quorum not met in QUORUM_TIMEOUT_MS fails the INSERT (a replica is down: 503) */
-	const char *cluster_settings[] = { "insert_distributed_sync", "1",
-					   "insert_quorum_timeout", QUORUM_TIMEOUT_MS,
-					   "insert_quorum", NULL, NULL };
+	const char *set[8], *const *settings = insert_settings(ch, set);
 	struct idents stored = { 0 }, round = { 0 };
 	struct lru_buf known;
 	struct ch_rows r;
 	struct batch b;
-	char quorum[16], tbl[160], sql[256];
+	char tbl[160], sql[256];
 	int64_t now = lru_now_ms();
 	enum lru_err rc;
 
 	memset(&b, 0, sizeof(b));
+	b.late_before = day_cutoff(now + ROLL_MARGIN_MS, ch->cfg->raw_retention_ms);
 	lru_buf_init(&known);
 	rc = stored_already(ch, jobs, &known, err);
 	log_debug("clickhouse: duplicates check in %" PRId64 " ms", lru_now_ms() - now);
@@ -700,32 +896,33 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 			const struct lru_snapshot *s = j->items[i].snap;
 			const char *h = s->host.host ? s->host.host : "";
 			const char *bt = s->host.boot_id ? s->host.boot_id : "";
+			bool known_already;
 
 			if (idents_has(&round, h, bt, s->host.seq)) {
 				j->duplicates++;
 				continue;
 			}
-			if (idents_has(&stored, h, bt, s->host.seq))
+			known_already = idents_has(&stored, h, bt, s->host.seq);
+			if (known_already)
 				j->duplicates++;
 			else
 				j->accepted++;
-			rc = put_snapshot(&b, &j->items[i], now, err);
+			rc = put_snapshot(&b, &j->items[i], now, known_already, err);
 			if (!rc && idents_add(&round, h, bt, s->host.seq))
 				rc = lru_fail(err, LRU_ENOMEM, "out of memory");
 		}
 	}
-	snprintf(quorum, sizeof(quorum), "%" PRId64, ch->cfg->ch_insert_quorum);
-	cluster_settings[5] = ch->cfg->ch_insert_quorum > 1 ? quorum : NULL;
-	if (!cluster_settings[5])
-		cluster_settings[4] = NULL;
 	for (int k = 0; !rc && k < T_NR; k++) {
 		int64_t t0 = lru_now_ms();
 
 		if (!b.t[k].len)
 			continue;
-		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated",
-			 ch_table(ch, insert_into[k], tbl, sizeof(tbl)));
-		rc = insert(ch, sql, &b.t[k], ch->on_cluster[0] ? cluster_settings : NULL, err);
+		if (k == T_DAYS)	/* one table on every server */
+			snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database, insert_into[k]);
+		else
+			ch_table(ch, insert_into[k], tbl, sizeof(tbl));
+		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
+		rc = insert(ch, sql, &b.t[k], k == T_DAYS ? NULL : settings, err);
 		log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k], b.t[k].len,
 			  lru_now_ms() - t0);
 	}
@@ -737,7 +934,6 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 	return rc;
 }
 
-#define DAY_MS 86400000LL
 
 static bool stopping(struct ch *ch)
 {
@@ -749,42 +945,158 @@ static bool stopping(struct ch *ch)
 	return stop;
 }
 
+
 /*
- * Drop the raw rows (snapshots, memcg_samples) of the UTC days that ended
- * more than raw-retention ago: whole daily partitions, so a row is kept up
- * to a day longer than raw-retention. The days come from the rows
- * themselves (one cheap query: the partition key prunes); most rounds find
- * none and change nothing. Dropping a partition that is gone already does
- * nothing, so every front-end may do it.
+ * Roll the raw samples of day (YYYYMMDD) up into wss_hourly(_n), as part
+ * "part" (the checksum of the rows' identities, so the same rows give the
+ * same part), mark the day rolled up in wss_days, and wait until every
+ * server sees the mark: from then on queries count the day from the rollups
+ * only, and its raw rows may go. Rolling a day again (a failure after the
+ * inserts, another front-end's maintenance) replaces the same rows.
  */
+static enum lru_err roll_day(struct ch *ch, const char *day, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database, *set[8], *const *settings = insert_settings(ch, set);
+	char raw[160], tbl[160], sql[SQL_MAX], mark[256];
+	struct lru_buf out, warn;
+	struct ch_rows r;
+	uint64_t part = 0, rows = 0;
+	enum lru_err rc;
+
+	ch_table(ch, "memcg_samples", raw, sizeof(raw));
+	lru_buf_init(&out);
+	snprintf(sql, sizeof(sql), "SELECT sum(cityHash64(host, boot_id, seq)), count() FROM %s "
+		 "FINAL WHERE %s = %s", raw, PARTITION_BY_DAY, day);
+	rc = ch_select(ch, sql, &out, err);
+	ch_rows_init(&r, &out);
+	if (!rc && ch_rows_next(&r) && r.nf == 2) {
+		part = strtoull(r.f[0], NULL, 10);
+		rows = strtoull(r.f[1], NULL, 10);
+	}
+	lru_buf_release(&out);
+	if (rc || !rows)
+		return rc;
+	snprintf(mark, sizeof(mark), "SELECT count() FROM %s.wss_days_local WHERE day = %s AND "
+		 "part = %" PRIu64, db, day, part);
+	if (scalar_at(ch, atomic_load(&ch->next_url), mark, err) > 0)
+		goto marked;
+	snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
+		 "SELECT path, hour, toUInt64(%" PRIu64 "), k, bucket, count(), max(hot) FROM "
+		 "(SELECT path, toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, toUInt8(i - 1) AS k, "
+		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s FINAL ARRAY JOIN cold AS c, "
+		 "arrayEnumerate(cold) AS i WHERE %s = %s) GROUP BY path, hour, k, bucket",
+		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), part, HOUR_MS, raw, PARTITION_BY_DAY,
+		 day);
+	if ((rc = insert(ch, sql, NULL, settings, err)))
+		return rc;
+	lru_buf_init(&warn);
+	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
+		rc = lru_buf_printf(&warn, err, "%ssum(bitAnd(warnings, %u) != 0)", b ? ", " : "",
+				    1u << b);
+	if (!rc && lru_buf_append(&warn, "", 1, err))
+		rc = LRU_ENOMEM;
+	if (!rc)
+		snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, n, warn) SELECT "
+			 "path, hour, toUInt64(%" PRIu64 "), count(), [%s] FROM (SELECT path, "
+			 "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, warnings FROM %s FINAL WHERE "
+			 "%s = %s) GROUP BY path, hour", ch_table(ch, "wss_hourly_n", tbl, sizeof(tbl)),
+			 part, (const char *)warn.data, HOUR_MS, raw, PARTITION_BY_DAY, day);
+	lru_buf_release(&warn);
+	if (!rc)
+		rc = insert(ch, sql, NULL, settings, err);
+	if (!rc)
+		rc = run_ddl(ch, err, "INSERT INTO %s.wss_days_local VALUES (%s, %" PRIu64 ", %"
+			     PRId64 ")", db, day, part, lru_now_ms());
+	if (rc)
+		return rc;
+	log_info("clickhouse: rolled up the working-set samples of day %s (%" PRIu64 " rows)",
+		 day, rows);
+marked:
+	return wait_everywhere(ch, mark, 1, "the rolled-up day", err);
+}
+
+enum lru_err ch_rolled_days(struct ch *ch, int64_t from_ms, struct lru_buf *rolled,
+			    struct lru_buf *marked, struct lru_error *err)
+{
+	char sql[256];
+	struct lru_buf out;
+	struct ch_rows r;
+	enum lru_err rc;
+
+	snprintf(sql, sizeof(sql), "SELECT day, max(part != 0) FROM %s.wss_days_local WHERE day >= "
+		 "toYYYYMMDD(toDateTime(%" PRId64 ", 'UTC')) GROUP BY day ORDER BY day",
+		 ch->cfg->ch_database, (from_ms > 0 ? from_ms : 0) / 1000);
+	lru_buf_init(&out);
+	rolled->len = marked->len = 0;
+	rc = ch_select(ch, sql, &out, err);
+	ch_rows_init(&r, &out);
+	while (!rc && ch_rows_next(&r) && r.nf == 2) {
+		rc = lru_buf_printf(marked, err, "%s%.8s", marked->len ? "," : "", r.f[0]);
+		if (!rc && !strcmp(r.f[1], "1"))
+			rc = lru_buf_printf(rolled, err, "%s%.8s", rolled->len ? "," : "", r.f[0]);
+	}
+	if (!rc && (lru_buf_append(rolled, "", 1, err) || lru_buf_append(marked, "", 1, err)))
+		rc = LRU_ENOMEM;
+	lru_buf_release(&out);
+	return rc;
+}
+
+/*
+ * Retention, in whole UTC days (daily partitions, so a row is kept up to a
+ * day longer than its setting). The raw rows (memcg_samples, snapshots) of
+ * the days that ended more than raw-retention ago are dropped, the samples
+ * once rolled up (roll_day); the rollups past rollup-retention too. The days
+ * come from the rows themselves (one cheap query: the partition key prunes);
+ * most rounds find none and change nothing. Dropping a partition that is
+ * gone already does nothing, so every front-end may do it.
+ */
+static const struct expiry {
+	const char *table, *day, *time;
+	bool rollups, roll;	/* rollup-retention and hours (else raw-retention and ms); roll_day first */
+} expiries[] = {
+	{ "memcg_samples", PARTITION_BY_DAY, "taken_ms", false, true },
+	{ "snapshots", PARTITION_BY_DAY, "taken_ms", false, false },
+	{ "wss_hourly", PARTITION_BY_HOUR_DAY, "hour", true, false },
+	{ "wss_hourly_n", PARTITION_BY_HOUR_DAY, "hour", true, false },
+};
+
 static void ch_expire(struct ch *ch)
 {
-	static const char *const raw[] = { "snapshots", "memcg_samples" };
-	int64_t cutoff = ((lru_now_ms() - (int64_t)ch->cfg->raw_retention_ms) / DAY_MS) * DAY_MS;
 	struct lru_error err;
 	struct lru_buf out;
 	struct ch_rows r;
 	char sql[512], tbl[160];
 
 	lru_buf_init(&out);
-	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]) && !stopping(ch); i++) {
-		snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM %s WHERE taken_ms < %" PRId64,
-			 PARTITION_BY_DAY, ch_table(ch, raw[i], tbl, sizeof(tbl)),
-			 cutoff > 0 ? cutoff : (int64_t)0);
+	for (size_t i = 0; i < sizeof(expiries) / sizeof(expiries[0]) && !stopping(ch); i++) {
+		const struct expiry *e = &expiries[i];
+		int64_t cutoff = day_cutoff(lru_now_ms(), e->rollups ? ch->cfg->rollup_retention_ms
+							: ch->cfg->raw_retention_ms);
+
+		snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM %s WHERE %s < %" PRId64, e->day,
+			 ch_table(ch, e->table, tbl, sizeof(tbl)), e->time,
+			 e->rollups ? cutoff / HOUR_MS : cutoff);
 		if (ch_select(ch, sql, &out, &err)) {
-			log_warn("clickhouse: looking for expired raw rows: %s", err.msg);
+			log_warn("clickhouse: looking for expired rows of %s: %s", e->table, err.msg);
 			break;
 		}
 		ch_rows_init(&r, &out);
 		while (ch_rows_next(&r) && !stopping(ch)) {
 			if (strspn(r.f[0], "0123456789") != 8 || r.len[0] != 8)
 				continue;
-			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
-				    ch->cfg->ch_database, raw[i], ch->on_cluster, r.f[0])) {
-				log_warn("clickhouse: expiring the raw rows of day %s: %s", r.f[0], err.msg);
+			if (e->roll && roll_day(ch, r.f[0], &err)) {
+				log_warn("clickhouse: rolling up day %s (its raw rows are kept until "
+					 "then): %s", r.f[0], err.msg);
 				break;
 			}
-			log_info("clickhouse: dropped the %s of day %s (raw-retention)", raw[i], r.f[0]);
+			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
+				    ch->cfg->ch_database, e->table, ch->on_cluster, r.f[0])) {
+				log_warn("clickhouse: expiring the %s of day %s: %s", e->table, r.f[0],
+					 err.msg);
+				break;
+			}
+			log_info("clickhouse: dropped the %s of day %s (%s)", e->table, r.f[0],
+				 e->rollups ? "rollup-retention" : "raw-retention");
 		}
 	}
 	lru_buf_release(&out);
@@ -989,6 +1301,7 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	pthread_cond_init(&ch->maint_wake, NULL);
 	if (cfg->ch_cluster[0])
 		snprintf(ch->on_cluster, sizeof(ch->on_cluster), " ON CLUSTER %s", cfg->ch_cluster);
+	snprintf(ch->quorum, sizeof(ch->quorum), "%" PRId64, cfg->ch_insert_quorum);
 	if (read_password(ch, errbuf, size))
 		return -1;
 	lru_error_clear(&err);
@@ -1009,7 +1322,7 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	}
 	if (have != SCHEMA_VERSION) {
 		snprintf(errbuf, size, "ClickHouse database '%s' has schema version %" PRId64
-			 ", this lrugen-store needs %d: run lrugen-store --migrate", cfg->ch_database,
+			 ", this lrugen-store needs %" PRId64 ": run lrugen-store --migrate", cfg->ch_database,
 			 have, SCHEMA_VERSION);
 		return -1;
 	}

@@ -11,10 +11,11 @@
  * answered; a server that does not answer (or answers 5xx without a query
  * error) passes the request to the next.
  *
- * Schema (ch_schema.h), created and upgraded by --migrate: with a cluster,
- * *_local tables are ReplicatedReplacingMergeTree (ZooKeeper) on every
- * server and the tables without the suffix are Distributed over them,
- * sharded by sipHash64(host); without a cluster there is one server, the
+ * Schema (tables_v1, tables_v2 in ch.c), created and upgraded by
+ * --migrate: with a cluster, *_local tables are ReplicatedReplacingMergeTree
+ * (ZooKeeper) on every server and the tables without the suffix are
+ * Distributed over them, sharded by sipHash64(host) (the rollups by path);
+ * without a cluster there is one server, the
  * *_local tables are ReplacingMergeTree and queries read them directly.
  * Migrations are versioned in a table replicated to every server.
  *
@@ -31,7 +32,10 @@
  * of each shard hold the rows. Only then are the jobs acknowledged (done():
  * status 0); when the cluster cannot take them, status 503 (the collector
  * keeps them and retries). A maintenance thread drops the raw rows of days
- * past raw-retention (whole daily partitions).
+ * past raw-retention (whole daily partitions), the memcg samples once
+ * rolled up into hourly working-set rollups (roll_day, ch_rolled_days), and
+ * the rollups past rollup-retention. Samples of days rolled up already (or
+ * within the hour) go to the rollups directly (put_late).
  *
  * Exactly once. An INSERT that failed midway, a resend after a lost answer,
  * or one batch sent to two front-ends at once can write a snapshot's rows
@@ -85,6 +89,33 @@ enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out,
 		       struct lru_error *err);
 /* The table to read: "DB.hosts_latest" with a cluster (Distributed), else "DB.hosts_latest_local". */
 const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size);
+
+/*
+ * The UTC day (YYYYMMDD) of a raw row (taken_ms), and of a rollup row (hour):
+ * the partition keys, by which raw days are rolled up and dropped.
+ */
+#define CH_DAY_OF_TAKEN "toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC'))"
+#define CH_DAY_OF_HOUR "toYYYYMMDD(toDateTime(hour * 3600, 'UTC'))"
+/*
+ * Select-list items over a UInt64 column "hot": "bucket", the index
+ * lru_hist_bucket_of(hot) gives (16 buckets per power of two), so that
+ * counts and maxima grouped by it are lru_hist's own buckets.
+ */
+#define CH_HOT_BUCKET "toUInt32(floor(log2(hot))) AS m0, m0 - (bitShiftRight(hot, m0) = 0) + " \
+	"(bitShiftRight(hot, m0 + 1) > 0) AS msb, toUInt32(if(hot < 16, toInt64(hot), 16 + (msb - 4) * 16 " \
+	"+ bitAnd(bitShiftRight(hot, msb - 4), 15))) AS bucket"
+
+/*
+ * The days from from_ms on that have rollups (wss_hourly(_n)), as
+ * "D1,D2,..." (YYYYMMDD, NUL-terminated; empty: none): into rolled those
+ * whose raw samples were rolled up (by the maintenance thread, which then
+ * drops them), into marked those and the days that got samples as rollups
+ * directly (late arrivals, see put_late in ch.c). A query counts the raw
+ * samples of the days not rolled up and the rollups of the marked days:
+ * no sample is counted twice.
+ */
+enum lru_err ch_rolled_days(struct ch *ch, int64_t from_ms, struct lru_buf *rolled,
+			    struct lru_buf *marked, struct lru_error *err);
 
 /* Rows of a TabSeparated answer, read in place (the buffer is modified). */
 #define CH_MAX_FIELDS 48

@@ -21,7 +21,6 @@
 #include "lru_sat.h"
 #include "map.h"
 
-#define HOUR_MS 3600000LL
 #define NR_T LRU_FLEET_NR_THRESHOLDS
 #define EXPIRE_CHUNK 1000		/* snapshots deleted per transaction */
 

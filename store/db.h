@@ -1,3 +1,7 @@
+/* Rollups are hourly, retention counts UTC days: the lengths in ms. */
+#define HOUR_MS ((int64_t)3600000)
+#define DAY_MS ((int64_t)86400000)
+
 /*
  * db.h - the store's sqlite database: one writer thread with group commit,
  * a pool of read connections, hourly working-set rollups, retention.

@@ -25,7 +25,6 @@
 #include "lru_units.h"
 #include "map.h"
 
-#define HOUR_MS 3600000LL
 #define NR_T LRU_FLEET_NR_THRESHOLDS
 #define DEFAULT_LIMIT 100
 
@@ -1078,63 +1077,109 @@ static int wss_paths_ch(struct query *q, const char *glob, struct path_set *ps)
 	return rc;
 }
 
-/* " WHERE taken_ms >= ... AND path IN ('a', ...)" of a's window and paths, into b. */
-static int wss_where_ch(struct wss_acc *a, struct lru_buf *b)
+/*
+ * " FINAL WHERE ... AND path IN ('a', ...) AND day [NOT] IN (days)": the
+ * rows of a's window and paths in memcg_samples (raw; days: the days rolled
+ * up, not counted from there) or in wss_hourly(_n) (days: the marked days,
+ * counted from there), into b.
+ */
+static int wss_where_ch(struct wss_acc *a, bool raw, const char *days, struct lru_buf *b)
 {
-	if (lru_buf_printf(b, NULL, " FINAL WHERE taken_ms >= %" PRId64 " AND path IN (",
-			   a->from_hour > 0 ? (int64_t)(a->from_hour * HOUR_MS) : (int64_t)0))
+	int64_t from_hour = a->from_hour > 0 ? a->from_hour : 0;
+
+	if (lru_buf_printf(b, NULL, " FINAL WHERE %s >= %" PRId64 " AND path IN (",
+			   raw ? "taken_ms" : "hour", raw ? from_hour * HOUR_MS : from_hour))
 		return -1;
 	for (size_t i = 0; i < a->ps->n; i++)
 		if ((i && lru_buf_append(b, ",", 1, NULL)) ||
 		    ch_quote(b, a->ps->paths[i], strlen(a->ps->paths[i]), NULL))
 			return -1;
+	if (*days)
+		return lru_buf_printf(b, NULL, ") AND %s %sIN (%s)", raw ? CH_DAY_OF_TAKEN :
+				      CH_DAY_OF_HOUR, raw ? "NOT " : "", days) ? -1 : 0;
 	return lru_buf_append(b, ")", 1, NULL) ? -1 : 0;
+}
+
+/*
+ * The two queries of wss_ch into sql: pass 0, per path, the samples, the
+ * hours with samples and the samples with each warning bit; pass 1, per path
+ * and lru_hist bucket of the hot bytes at threshold a->k, the count and the
+ * largest value. From memcg_samples for the days not rolled up, and (UNION
+ * ALL) from the rollups of the marked days (ch_rolled_days): no sample is
+ * counted in both.
+ */
+static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *rolled,
+		      const char *marked, struct lru_buf *sql)
+{
+	char raw[160], hourly[160];
+	int rc;
+
+	ch_table(q->ch, "memcg_samples", raw, sizeof(raw));
+	ch_table(q->ch, pass ? "wss_hourly" : "wss_hourly_n", hourly, sizeof(hourly));
+	if (pass == 0) {
+		rc = lru_buf_printf(sql, NULL, "SELECT path, count(), "
+				    "uniqExact(intDiv(taken_ms, %" PRId64 "))", HOUR_MS) ? -1 : 0;
+		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
+			rc = lru_buf_printf(sql, NULL, ", sum(bitAnd(warnings, %u) != 0)",
+					    1u << b) ? -1 : 0;
+		rc = rc || lru_buf_printf(sql, NULL, " FROM %s", raw) ||
+		     wss_where_ch(a, true, rolled, sql) || lru_buf_printf(sql, NULL, " GROUP BY path") ? -1 : 0;
+		if (!rc && *marked) {
+			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, sum(n), uniqExact(hour)")
+				? -1 : 0;
+			for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
+				rc = lru_buf_printf(sql, NULL, ", sum(warn[%u])", b + 1) ? -1 : 0;
+			rc = rc || lru_buf_printf(sql, NULL, " FROM %s", hourly) ||
+			     wss_where_ch(a, false, marked, sql) ||
+			     lru_buf_printf(sql, NULL, " GROUP BY path") ? -1 : 0;
+		}
+	} else {
+		rc = lru_buf_printf(sql, NULL, "SELECT path, max(hot), count() FROM (SELECT path, "
+				    "toUInt64(total - cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s", a->k + 1, raw) ||
+		     wss_where_ch(a, true, rolled, sql) ||
+		     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
+		if (!rc && *marked)
+			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, max(max), sum(n) FROM %s",
+					    hourly) || wss_where_ch(a, false, marked, sql) ||
+			     lru_buf_printf(sql, NULL, " AND k = %u GROUP BY path, bucket", a->k) ? -1 : 0;
+	}
+	return rc || lru_buf_append(sql, "", 1, NULL) ? -1 : 0;
 }
 
 /*
  * ClickHouse: every sample of a's paths in the window (one per snapshot and
  * path, as sqlite's rollups count them), as per-path counts and the buckets
- * of lru_hist (lru_hist_bucket_of: 16 per power of two) with their count
- * and largest value, so the histograms are the very ones sqlite merges.
+ * of lru_hist with their count and largest value, so the histograms are the
+ * very ones sqlite merges.
  */
 static int wss_ch(struct query *q, struct wss_acc *a)
 {
-	char tbl[160];
-	struct lru_buf sql;
+	struct lru_buf sql, rolled, marked;
+	struct lru_error err;
 	struct iter it;
 	int rc = -1, pass;
 
-	ch_table(q->ch, "memcg_samples", tbl, sizeof(tbl));
+	lru_buf_init(&rolled);
+	lru_buf_init(&marked);
+	if (ch_rolled_days(q->ch, a->from_hour > 0 ? a->from_hour * HOUR_MS : 0, &rolled, &marked,
+			   &err)) {
+		lru_buf_release(&rolled);
+		lru_buf_release(&marked);
+		return bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg), -1;
+	}
 	for (pass = 0; pass < 2; pass++) {
 		lru_buf_init(&sql);
-		if (pass == 0) {
-			rc = lru_buf_printf(&sql, NULL, "SELECT path, count(), "
-					    "uniqExact(intDiv(taken_ms, 3600000))") ? -1 : 0;
-			for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-				rc = lru_buf_printf(&sql, NULL, ", sum(bitAnd(warnings, %u) != 0)",
-						    1u << b) ? -1 : 0;
-			rc = rc || lru_buf_printf(&sql, NULL, " FROM %s", tbl) ||
-			     wss_where_ch(a, &sql) || lru_buf_printf(&sql, NULL, " GROUP BY path") ||
-			     lru_buf_append(&sql, "", 1, NULL) ? -1 : 0;
-		} else {
-			rc = lru_buf_printf(&sql, NULL, "SELECT path, max(hot), count() FROM (SELECT "
-					    "path, total - cold[%u] AS hot, toUInt32(floor(log2(hot))) "
-					    "AS m0, m0 - (bitShiftRight(hot, m0) = 0) + "
-					    "(bitShiftRight(hot, m0 + 1) > 0) AS msb FROM %s",
-					    a->k + 1, tbl) ||
-			     wss_where_ch(a, &sql) ||
-			     lru_buf_printf(&sql, NULL, ") GROUP BY path, if(hot < 16, hot, 16 + "
-					    "(msb - 4) * 16 + bitAnd(bitShiftRight(hot, msb - 4), 15))") ||
-			     lru_buf_append(&sql, "", 1, NULL) ? -1 : 0;
-		}
-		if (rc) {
+		if (wss_sql_ch(q, a, pass, (const char *)rolled.data, (const char *)marked.data,
+			       &sql)) {
 			lru_buf_release(&sql);
-			return bad(q, 500, "out of memory"), -1;
+			rc = -1;
+			bad(q, 500, "out of memory");
+			break;
 		}
 		rc = iter_ch(q, &it, (const char *)sql.data) ? 0 : -1;
 		lru_buf_release(&sql);
 		if (rc)
-			return -1;
+			break;
 		while ((rc = iter_next(&it)) == 1) {
 			const struct row *r = &it.r;
 			size_t i;
@@ -1157,9 +1202,11 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 		}
 		iter_release(&it);
 		if (rc)
-			return -1;
+			break;
 	}
-	return 0;
+	lru_buf_release(&rolled);
+	lru_buf_release(&marked);
+	return rc ? -1 : 0;
 }
 
 json_t *query_wss(struct query *q)

@@ -104,8 +104,24 @@ check_grep "a missing clickhouse-url is named" "backend clickhouse needs clickho
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check "--migrate" 0 $?
 check_grep "--migrate creates version 1" "schema version 1 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 1 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest; do
+check_grep "... then version 2" "schema version 2 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 2 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 2
+chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version = 2" >/dev/null
+at_version() {
+	local url
+	for url in ${CLICKHOUSE_URLS//,/ }; do
+		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
+	done
+}
+wait_for "version 2 forgotten on every server" 30 at_version 1 && pass
+check_grep "a version 1 database: refused, says to migrate" \
+	"has schema version 1, this lrugen-store needs 2: run lrugen-store --migrate" \
+	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
+check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+check "... every server sees version 2" 0 "$(at_version 2; echo $?)"
+for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest wss_hourly \
+	wss_hourly_n wss_days; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
 		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
@@ -263,15 +279,65 @@ done
 check_grep "/metrics counts the hosts from ClickHouse" '^lrugen_store_hosts [1-9]' \
 	"$(curl -s "$B_URL/metrics")"
 
-# raw-retention: the raw rows of days past it are dropped (whole days), the rest stays
-SIM_NOW=$((NOW - 3 * 86400000)) sim "$B_URL" old --hosts 3 --memcgs 2 --nodes 1 --history 20m --step 10m >/dev/null
+# raw-retention: the raw rows of days past it are dropped (whole days), the rest stays;
+# the working-set samples of those days are rolled up first, and wss answers the same
+OLD=(--hosts 3 --memcgs 2 --nodes 1 --history 20m --step 10m)
+# wssq ARGS [URL]: wss over 7 days of every path, without the clock
+wssq() { q "${2:-$B_URL}" "/v1/wss?memcg_glob=*&window=7d$1"; }
+# job_samples JSON: "PATH SAMPLES" per job
+job_samples() { jq -r '.jobs[] | "\(.memcg) \(.samples)"' <<<"$1"; }
+# add A B C: per job, A's samples + B's - C's (of job_samples)
+add() {
+	awk 'FNR == 1 { f++ } f == 1 { v[$1] = $2; o[++n] = $1 } f == 2 { v[$1] += $2 }
+		f == 3 { v[$1] -= $2 } END { for (i = 1; i <= n; i++) print o[i], v[o[i]] }' \
+		<(printf '%s\n' "$1") <(printf '%s\n' "$2") <(printf '%s\n' "$3")
+}
+# the same old (and below late) histories into the sqlite store: how many samples each adds
+s0=$(job_samples "$(wssq "" "$SQ_URL")")
+stop_fe B
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d || { finish; exit 1; }
+for u in "$B_URL" "$SQ_URL"; do
+	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" old "${OLD[@]}" >/dev/null
+done
+s1=$(job_samples "$(wssq "" "$SQ_URL")")
 check "three-day-old snapshots stored" 6 "$(counted old)"
+w0=$(wssq "") && w0_1h=$(wssq "&threshold=1h&percentile=50")
 stop_fe B
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --maintenance-interval 1s ||
 	{ finish; exit 1; }
-raw_gone() { [[ $(counted old) == 0 && $(chq "SELECT count() FROM lrugen.memcg_samples WHERE startsWith(host, 'old')") == 0 ]]; }
-wait_for "the expired days dropped" 60 raw_gone && pass
-check_grep "... and logged" "dropped the snapshots of day [0-9]{8} \(raw-retention\)" "$(cat "$B_LOG")"
+samples_of() { chq "SELECT count() FROM lrugen.memcg_samples WHERE startsWith(host, '$1')"; }
+raw_gone() { [[ $(counted "$1") == 0 && $(samples_of "$1") == 0 ]]; }
+wait_for "the expired days dropped" 60 raw_gone old && pass
+logged() { grep -Eq "$1" "$B_LOG"; }
+wait_for "... and logged" 10 logged "dropped the snapshots of day [0-9]{8} \(raw-retention\)" && pass
+check_grep "... the samples rolled up first" "rolled up the working-set samples of day [0-9]{8}" \
+	"$(cat "$B_LOG")"
 check "... the recent ones kept" "$(acked par)" "$(counted par)"
+check "wss after the roll-up: the same answer" "$w0" "$(wssq "")"
+check "... at another threshold and percentile" "$w0_1h" "$(wssq "&threshold=1h&percentile=50")"
+check "... one day marked rolled up, on every server" "1 1 1 1" \
+	"$(for u in ${CLICKHOUSE_URLS//,/ }; do chq "SELECT count() FROM lrugen.wss_days_local" "$u"; done | xargs)"
+# late arrivals in a rolled-up day: written as rollups directly (a part per snapshot)
+for u in "$B_URL" "$SQ_URL"; do
+	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" late "${OLD[@]}" >/dev/null
+done
+s2=$(job_samples "$(wssq "" "$SQ_URL")")
+check "late snapshots of the rolled-up day acknowledged" 6 "$(acked late)"
+check "... none of their samples raw" 0 "$(samples_of late)"
+check "... the day marked for them" 1 "$(chq "SELECT count() FROM lrugen.wss_days_local FINAL WHERE part = 0")"
+w2=$(wssq "")
+check "... each job counts each late sample once (as sqlite does)" \
+	"$(add "$(job_samples "$w0")" "$s2" "$s1")" "$(job_samples "$w2")"
+SIM_NOW=$((NOW - 3 * 86400000)) sim "$B_URL" late "${OLD[@]}" >/dev/null
+check "... sent again: still once" "$w2" "$(wssq "")"
+# rollup-retention: the rollups of days past it go too
+stop_fe B
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --rollup-retention 1d \
+	--maintenance-interval 1s || { finish; exit 1; }
+rollups_gone() { [[ $(chq "SELECT count() FROM lrugen.wss_hourly_n") == 0 ]]; }
+wait_for "the rollups past rollup-retention dropped" 60 rollups_gone && pass
+wait_for "... and logged" 10 logged "dropped the wss_hourly_n of day [0-9]{8} \(rollup-retention\)" && pass
+check "... wss no longer counts those days" "$(add "$(job_samples "$w2")" "$s0" "$s2")" \
+	"$(job_samples "$(wssq "")")"
 
 finish
