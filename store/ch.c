@@ -622,6 +622,34 @@ static uint32_t utc_day(int64_t ms)
 	return (uint32_t)((tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday);
 }
 
+/* Mark day in b (once) as a day with rollups written directly. */
+static enum lru_err mark_day(struct batch *b, uint32_t day, int64_t now, struct lru_error *err)
+{
+	size_t d;
+
+	for (d = 0; d < b->nr_days && b->days[d] != day; d++)
+		;
+	if (d < b->nr_days)
+		return LRU_OK;
+	if (d < MAX_LATE_DAYS)
+		b->days[b->nr_days++] = day;
+	return lru_buf_printf(&b->t[T_DAYS], err, "%u\t0\t%" PRId64 "\n", day, now);
+}
+
+/* A row of wss_hourly_n: path, hour, part, samples, samples per warning bit. */
+static enum lru_err put_hourly_n(struct batch *b, const char *path, int64_t hour, uint64_t part,
+				 uint64_t samples, const uint64_t *warn, struct lru_error *err)
+{
+	struct lru_buf *o = &b->t[T_HOURLY_N];
+	enum lru_err rc = tsv_str(o, path, strlen(path), err) ||
+			  lru_buf_printf(o, err, "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t[", hour,
+					 part, samples) ? LRU_ENOMEM : LRU_OK;
+
+	for (unsigned w = 0; !rc && w < LRU_FLEET_WARN_BITS; w++)
+		rc = lru_buf_printf(o, err, "%s%" PRIu64, w ? "," : "", warn[w]);
+	return rc || lru_buf_append(o, "]\n", 2, err) ? LRU_ENOMEM : LRU_OK;
+}
+
 /*
  * The samples of a snapshot whose day is rolled up, or about to be (taken
  * before b->late_before): rows of wss_hourly(_n) as roll_day would make of
@@ -632,20 +660,12 @@ static uint32_t utc_day(int64_t ms)
 static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_t n,
 			     uint64_t part, int64_t taken, int64_t now, struct lru_error *err)
 {
-	uint32_t day = utc_day(taken);
 	int64_t hour = taken / HOUR_MS;
-	enum lru_err rc = LRU_OK;
-	size_t d;
+	enum lru_err rc = mark_day(b, utc_day(taken), now, err);
 
-	for (d = 0; d < b->nr_days && b->days[d] != day; d++)
-		;
-	if (d == b->nr_days) {
-		if (d < MAX_LATE_DAYS)
-			b->days[b->nr_days++] = day;
-		rc = lru_buf_printf(&b->t[T_DAYS], err, "%u\t0\t%" PRId64 "\n", day, now);
-	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct lru_fleet_cold *c = &sums[i].c;
+		uint64_t warn[LRU_FLEET_WARN_BITS];
 
 		for (unsigned k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++) {
 			uint64_t hot = c->total - c->cold[k];
@@ -655,13 +675,9 @@ static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_
 					    "\t1\t%" PRIu64 "\n", hour, part, k,
 					    lru_hist_bucket_of(hot), hot) ? LRU_ENOMEM : LRU_OK;
 		}
-		rc = rc || tsv_str(&b->t[T_HOURLY_N], sums[i].path, strlen(sums[i].path), err) ||
-		     lru_buf_printf(&b->t[T_HOURLY_N], err, "\t%" PRId64 "\t%" PRIu64 "\t1\t[", hour,
-				    part) ? LRU_ENOMEM : LRU_OK;
-		for (unsigned w = 0; !rc && w < LRU_FLEET_WARN_BITS; w++)
-			rc = lru_buf_printf(&b->t[T_HOURLY_N], err, "%s%u", w ? "," : "",
-					    (c->warnings >> w) & 1u);
-		rc = rc || lru_buf_append(&b->t[T_HOURLY_N], "]\n", 2, err) ? LRU_ENOMEM : LRU_OK;
+		for (unsigned w = 0; w < LRU_FLEET_WARN_BITS; w++)
+			warn[w] = (c->warnings >> w) & 1u;
+		rc = rc || put_hourly_n(b, sums[i].path, hour, part, 1, warn, err) ? LRU_ENOMEM : LRU_OK;
 	}
 	return rc;
 }
@@ -869,15 +885,98 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
  * its raw row and the views it feeds, and the replacing engines keep one row
  * of each anyway.
  */
-static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lru_error *err)
+/* INSERT the rows of b, table by table in the order of insert_into. */
+static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error *err)
 {
 	/* a quorum not met in QUORUM_TIMEOUT_MS fails the INSERT (a replica is down: 503) */
 	const char *set[8], *const *settings = insert_settings(ch, set);
+	enum lru_err rc = LRU_OK;
+	char tbl[160], sql[256];
+
+	for (int k = 0; !rc && k < T_NR; k++) {
+		int64_t t0 = lru_now_ms();
+
+		if (!b->t[k].len)
+			continue;
+		if (k == T_DAYS)	/* one table on every server */
+			snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database, insert_into[k]);
+		else
+			ch_table(ch, insert_into[k], tbl, sizeof(tbl));
+		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
+		rc = insert(ch, sql, &b->t[k], k == T_DAYS ? NULL : settings, err);
+		log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k], b->t[k].len,
+			  lru_now_ms() - t0);
+	}
+	return rc;
+}
+
+static void batch_release(struct batch *b)
+{
+	for (int k = 0; k < T_NR; k++)
+		lru_buf_release(&b->t[k]);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- importing --------------------------------------------------------------------- */
+
+/* the part of imported rollups: rows of another store, imported again, replace themselves */
+#define IMPORT_PART 0x6c727567656e2d69ULL	/* "lrugen-i" */
+#define IMPORT_FLUSH_BYTES (4u << 20)
+
+struct ch_import {
+	struct batch b;
+};
+
+enum lru_err ch_import_rollup(struct ch *ch, struct ch_import **imp, const char *path,
+			      const struct rollup_cell *c, struct lru_error *err)
+{
+	struct batch *b;
+	enum lru_err rc = LRU_OK;
+
+	if (!*imp && !(*imp = calloc(1, sizeof(**imp))))
+		return lru_fail(err, LRU_ENOMEM, "out of memory");
+	b = &(*imp)->b;
+	if (!c->samples)
+		return LRU_OK;
+	rc = mark_day(b, utc_day(c->hour * HOUR_MS), lru_now_ms(), err);
+	for (unsigned k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++)
+		for (size_t i = 0; !rc && i < c->h[k].n; i++)
+			rc = tsv_str(&b->t[T_HOURLY], path, strlen(path), err) ||
+			     lru_buf_printf(&b->t[T_HOURLY], err, "\t%" PRId64 "\t%llu\t%u\t%u\t%"
+					    PRIu64 "\t%" PRIu64 "\n", c->hour, IMPORT_PART, k,
+					    c->h[k].b[i].index, c->h[k].b[i].count, c->h[k].b[i].max)
+			     ? LRU_ENOMEM : LRU_OK;
+	rc = rc || put_hourly_n(b, path, c->hour, IMPORT_PART, c->samples, c->warn.n, err);
+	if (!rc && b->t[T_HOURLY].len > IMPORT_FLUSH_BYTES)
+		rc = ch_import_flush(ch, imp, err);
+	return rc;
+}
+
+enum lru_err ch_import_flush(struct ch *ch, struct ch_import **imp, struct lru_error *err)
+{
+	enum lru_err rc;
+
+	if (!*imp)
+		return LRU_OK;
+	rc = write_batch(ch, &(*imp)->b, err);
+	batch_release(&(*imp)->b);
+	return rc;
+}
+
+void ch_import_free(struct ch_import *imp)
+{
+	if (imp)
+		batch_release(&imp->b);
+	free(imp);
+}
+
+static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lru_error *err)
+{
+	/* a quorum not met in QUORUM_TIMEOUT_MS fails the INSERT (a replica is down: 503) */
 	struct idents stored = { 0 }, round = { 0 };
 	struct lru_buf known;
 	struct ch_rows r;
 	struct batch b;
-	char tbl[160], sql[256];
 	int64_t now = lru_now_ms();
 	enum lru_err rc;
 
@@ -912,22 +1011,9 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 				rc = lru_fail(err, LRU_ENOMEM, "out of memory");
 		}
 	}
-	for (int k = 0; !rc && k < T_NR; k++) {
-		int64_t t0 = lru_now_ms();
-
-		if (!b.t[k].len)
-			continue;
-		if (k == T_DAYS)	/* one table on every server */
-			snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database, insert_into[k]);
-		else
-			ch_table(ch, insert_into[k], tbl, sizeof(tbl));
-		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
-		rc = insert(ch, sql, &b.t[k], k == T_DAYS ? NULL : settings, err);
-		log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k], b.t[k].len,
-			  lru_now_ms() - t0);
-	}
-	for (int k = 0; k < T_NR; k++)
-		lru_buf_release(&b.t[k]);
+	if (!rc)
+		rc = write_batch(ch, &b, err);
+	batch_release(&b);
 	lru_buf_release(&known);
 	idents_release(&stored);
 	idents_release(&round);

@@ -117,6 +117,19 @@ const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t si
 enum lru_err ch_rolled_days(struct ch *ch, int64_t from_ms, struct lru_buf *rolled,
 			    struct lru_buf *marked, struct lru_error *err);
 
+/*
+ * Importing another store's hourly rollups (lrugen-store --import-sqlite):
+ * ch_import_rollup buffers the rows of one (c's path_id is unused), written
+ * a few MiB at a time and by ch_import_flush; ch_import_free when done.
+ * Imported again, the rows replace themselves (one part for every import).
+ */
+struct ch_import;
+
+enum lru_err ch_import_rollup(struct ch *ch, struct ch_import **imp, const char *path,
+			      const struct rollup_cell *c, struct lru_error *err);
+enum lru_err ch_import_flush(struct ch *ch, struct ch_import **imp, struct lru_error *err);
+void ch_import_free(struct ch_import *imp);
+
 /* Rows of a TabSeparated answer, read in place (the buffer is modified). */
 #define CH_MAX_FIELDS 48
 struct ch_rows {

@@ -116,6 +116,7 @@ static const char usage[] =
 	"       lrugen-store --hash-token < TOKENFILE\n"
 	"       lrugen-store --db FILE --migrate\n"
 	"       lrugen-store --backend clickhouse --clickhouse-url URL,... [--migrate]\n"
+	"       lrugen-store --backend clickhouse --clickhouse-url URL,... --import-sqlite FILE\n"
 	"\n"
 	"The central store of lrugen: collectors (lrugend) POST their snapshots to\n"
 	"/v1/snapshots, 'lrugen fleet' asks /v1/hosts, cold, rank, wss, timeline and\n"
@@ -128,6 +129,10 @@ static const char usage[] =
 	"                                 'read-token = HASH' or 'admin-token = HASH' line\n"
 	"                                 of the config file\n"
 	"  --migrate                      create or upgrade the database schema, then exit\n"
+	"  --import-sqlite FILE           copy the sqlite store FILE (its raw snapshots and\n"
+	"                                 the hourly rollups of older hours) into the\n"
+	"                                 ClickHouse database of the settings, then exit;\n"
+	"                                 run again, it counts nothing twice\n"
 	"  --print-config                 print the effective settings and tokens and exit\n"
 	"  -h, --help, --version\n";
 

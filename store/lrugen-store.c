@@ -21,6 +21,7 @@
 #include "config.h"
 #include "db.h"
 #include "http.h"
+#include "import.h"
 #include "log.h"
 #include "lru_client.h"
 #include "lru_model.h"
@@ -46,21 +47,31 @@ static int hash_token(void)
 }
 
 /* What a run does besides serving: the store's own options. */
-enum run_mode { RUN_SERVER, RUN_MIGRATE, RUN_HASH_TOKEN };
+enum run_mode { RUN_SERVER, RUN_MIGRATE, RUN_HASH_TOKEN, RUN_IMPORT };
 
-enum { OPT_MIGRATE = 0x1000, OPT_HASH_TOKEN };
+enum { OPT_MIGRATE = 0x1000, OPT_HASH_TOKEN, OPT_IMPORT };
 
 static const struct option run_opts[] = {
 	{ "migrate", no_argument, NULL, OPT_MIGRATE },
 	{ "hash-token", no_argument, NULL, OPT_HASH_TOKEN },
+	{ "import-sqlite", required_argument, NULL, OPT_IMPORT },
 	{ NULL, 0, NULL, 0 },
+};
+
+struct run {
+	enum run_mode mode;
+	const char *import;	/* --import-sqlite FILE */
 };
 
 static int run_option(void *arg, int opt, const char *optarg, struct lru_error *err)
 {
-	(void)optarg;
+	struct run *run = arg;
+
 	(void)err;
-	*(enum run_mode *)arg = opt == OPT_MIGRATE ? RUN_MIGRATE : RUN_HASH_TOKEN;
+	run->mode = opt == OPT_MIGRATE ? RUN_MIGRATE : opt == OPT_IMPORT ? RUN_IMPORT
+		    : RUN_HASH_TOKEN;
+	if (opt == OPT_IMPORT)
+		run->import = optarg;
 	return 0;
 }
 
@@ -79,9 +90,10 @@ static int reload_check(void *arg, const void *c, struct lru_error *err)
 
 /* Settings and mode from the command line and the config file, checked for the mode. */
 static int load(struct store_config *cfg, struct conf_src *src, int argc, char **argv,
-		enum run_mode *mode, struct lru_error *err)
+		struct run *run, struct lru_error *err)
 {
-	enum conf_action action = conf_args(&store_conf, src, argc, argv, run_opts, run_option, mode,
+	enum run_mode *mode = &run->mode;
+	enum conf_action action = conf_args(&store_conf, src, argc, argv, run_opts, run_option, run,
 					    err);
 
 	if (action == CONF_HELP || action == CONF_VERSION) {
@@ -99,6 +111,11 @@ static int load(struct store_config *cfg, struct conf_src *src, int argc, char *
 	}
 	if (*mode == RUN_HASH_TOKEN)
 		return -1;
+	if (*mode == RUN_IMPORT && cfg->backend != BACKEND_CLICKHOUSE) {
+		lru_fail(err, LRU_EINVAL, "--import-sqlite FILE moves a sqlite store into ClickHouse: "
+			 "pass the clickhouse settings too (--backend clickhouse --clickhouse-url URL)");
+		return 2;
+	}
 	if (cfg->backend == BACKEND_SQLITE && !cfg->db[0]) {
 		lru_fail(err, LRU_EINVAL, "no database: pass --db FILE (or 'db = FILE' in the config), "
 			 "or --backend clickhouse --clickhouse-url URL");
@@ -173,7 +190,7 @@ int main(int argc, char **argv)
 	struct http_server *http = NULL;
 	struct store_db *db = NULL;
 	struct ch *ch = NULL;
-	enum run_mode mode = RUN_SERVER;
+	struct run run = { RUN_SERVER, NULL };
 	struct lru_error err;
 	char msg[512];
 	sigset_t sigs;
@@ -181,13 +198,13 @@ int main(int argc, char **argv)
 
 	log_init("lrugen-store", true);
 	lru_error_clear(&err);
-	rc = load(&cfg, &src, argc, argv, &mode, &err);
+	rc = load(&cfg, &src, argc, argv, &run, &err);
 	if (rc >= 0) {
 		if (rc == 2)
 			log_fatal("%s", err.msg);
 		return finish(&cfg, &src, &old, rc);
 	}
-	if (mode == RUN_HASH_TOKEN)
+	if (run.mode == RUN_HASH_TOKEN)
 		return finish(&cfg, &src, &old, hash_token());
 	log_set_level((enum log_level)cfg.log_level);
 
@@ -199,13 +216,21 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (run.mode == RUN_IMPORT) {
+		rc = lru_client_global_init(&err) ? -1
+		     : import_sqlite(&cfg, &metrics, run.import, msg, sizeof(msg));
+		if (rc)
+			log_fatal("%s", err.code ? err.msg : msg);
+		lru_client_global_cleanup();
+		return finish(&cfg, &src, &old, rc ? 1 : 0);
+	}
 	if (cfg.backend == BACKEND_CLICKHOUSE) {
 		rc = lru_client_global_init(&err) ? -1
-		     : ch_open(&ch, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg));
+		     : ch_open(&ch, &cfg, &metrics, run.mode == RUN_MIGRATE, msg, sizeof(msg));
 	} else {
-		rc = db_open(&db, &cfg, &metrics, mode == RUN_MIGRATE, msg, sizeof(msg));
+		rc = db_open(&db, &cfg, &metrics, run.mode == RUN_MIGRATE, msg, sizeof(msg));
 	}
-	if (rc || mode == RUN_MIGRATE) {
+	if (rc || run.mode == RUN_MIGRATE) {
 		if (rc)
 			log_fatal("%s", err.code ? err.msg : msg);
 		close_backend(db, ch);

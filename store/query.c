@@ -32,8 +32,9 @@
 enum {
 	S_HOSTS, S_COLD_HOSTS, S_COLD_NODES, S_LV_BY_PATH, S_LV_ALL, S_CAPACITY, S_PATHS_RANGE,
 	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID, S_LATEST, S_LATEST_HOST,
+	S_EXPORT, S_EXPORT_ROLLUPS,
 	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
-	S_COUNT_NODES = S_COUNT_HOSTS + NR_T,
+	S_COUNT_NODES = S_COUNT_HOSTS + NR_T, S_EXPORT_FIRST = S_COUNT_NODES + NR_T,
 };
 
 #define COLD_SELECT "cold_1m, cold_2m, cold_5m, cold_10m, cold_30m, cold_1h, cold_6h, cold_24h"
@@ -1117,22 +1118,25 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *
 	ch_table(q->ch, "memcg_samples", raw, sizeof(raw));
 	ch_table(q->ch, pass ? "wss_hourly" : "wss_hourly_n", hourly, sizeof(hourly));
 	if (pass == 0) {
-		rc = lru_buf_printf(sql, NULL, "SELECT path, count(), "
-				    "uniqExact(intDiv(taken_ms, %" PRId64 "))", HOUR_MS) ? -1 : 0;
+		/* one GROUP BY over both: a day may have raw samples and rollups in one hour */
+		rc = lru_buf_printf(sql, NULL, "SELECT path, sum(n), uniqExact(hour)") ? -1 : 0;
 		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-			rc = lru_buf_printf(sql, NULL, ", sum(bitAnd(warnings, %u) != 0)",
-					    1u << b) ? -1 : 0;
+			rc = lru_buf_printf(sql, NULL, ", sum(w%u)", b) ? -1 : 0;
+		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, toUInt64(1) AS n, "
+					  "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour", HOUR_MS) ? -1 : 0;
+		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
+			rc = lru_buf_printf(sql, NULL, ", toUInt64(bitAnd(warnings, %u) != 0) AS w%u",
+					    1u << b, b) ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM %s", raw) ||
-		     wss_where_ch(a, true, rolled, sql) || lru_buf_printf(sql, NULL, " GROUP BY path") ? -1 : 0;
+		     wss_where_ch(a, true, rolled, sql) ? -1 : 0;
 		if (!rc && *marked) {
-			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, sum(n), uniqExact(hour)")
-				? -1 : 0;
+			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, n, hour") ? -1 : 0;
 			for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-				rc = lru_buf_printf(sql, NULL, ", sum(warn[%u])", b + 1) ? -1 : 0;
+				rc = lru_buf_printf(sql, NULL, ", warn[%u]", b + 1) ? -1 : 0;
 			rc = rc || lru_buf_printf(sql, NULL, " FROM %s", hourly) ||
-			     wss_where_ch(a, false, marked, sql) ||
-			     lru_buf_printf(sql, NULL, " GROUP BY path") ? -1 : 0;
+			     wss_where_ch(a, false, marked, sql) ? -1 : 0;
 		}
+		rc = rc || lru_buf_printf(sql, NULL, ") GROUP BY path") ? -1 : 0;
 	} else {
 		rc = lru_buf_printf(sql, NULL, "SELECT path, max(hot), count() FROM (SELECT path, "
 				    "toUInt64(total - cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s", a->k + 1, raw) ||
@@ -1903,4 +1907,105 @@ out:
 	map_release(&l.paths, tl_path_free);
 	map_release(&l.memcgs, NULL);
 	return rc;
+}
+
+/* ---- export (sqlite) ------------------------------------------------------------------- */
+
+int query_export(struct query *q, int64_t *after, int64_t from_ms, size_t max,
+		 struct lru_snapshot **snaps, size_t *n)
+{
+	struct latest l = { 0 };
+	struct iter it;
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	*snaps = NULL;
+	*n = 0;
+	st = db_stmt(q->r, S_EXPORT, "SELECT h.name, h.kernel, h.host_warnings, s.boot_id, s.seq, "
+		     "s.taken_ms, s.read_start_ms, s.read_end_ms, s.page_size, s.data, s.id "
+		     "FROM snapshots s JOIN hosts h ON h.id = s.host_id "
+		     "WHERE s.id > ?1 AND s.taken_ms >= ?2 ORDER BY s.id LIMIT ?3");
+	if (!st)
+		return db_error(q), -1;
+	sqlite3_bind_int64(st, 1, *after);
+	sqlite3_bind_int64(st, 2, from_ms);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	if (!(l.snaps = calloc(max ? max : 1, sizeof(*l.snaps))))
+		return bad(q, 500, "out of memory"), -1;
+	map_init(&l.paths);
+	map_init(&l.memcgs);
+	iter_sqlite(&it, st);
+	while (l.n < max && (rc = iter_next(&it)) == 1) {
+		lru_snapshot_init(&l.snaps[l.n]);
+		if (latest_host(q, &l, &it.r, &l.snaps[l.n++])) {
+			rc = -1;
+			bad(q, 500, "out of memory");
+			break;
+		}
+		*after = row_i64(&it.r, 10);
+	}
+	sqlite3_reset(st);
+	map_release(&l.paths, tl_path_free);
+	map_release(&l.memcgs, NULL);
+	if (rc < 0) {
+		if (!q->status)
+			db_error(q);
+		lru_pb_free_snapshots(l.snaps, l.n);
+		return -1;
+	}
+	*snaps = l.snaps;
+	*n = l.n;
+	return 0;
+}
+
+int query_export_rollups(struct query *q, int64_t *from_ms,
+			 int (*visit)(void *arg, const char *path, const struct rollup_cell *c),
+			 void *arg)
+{
+	struct rollup_cell c;
+	sqlite3_stmt *st;
+	int64_t first_hour = INT64_MAX;
+	int step;
+
+	st = db_stmt(q->r, S_EXPORT_FIRST, "SELECT min(taken_ms) FROM snapshots");
+	if (!st)
+		return db_error(q), -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		first_hour = sqlite3_column_int64(st, 0) / HOUR_MS;
+	sqlite3_reset(st);
+	*from_ms = first_hour == INT64_MAX ? INT64_MAX : first_hour * HOUR_MS;
+	st = db_stmt(q->r, S_EXPORT_ROLLUPS, "SELECT p.path, w.hour, w.samples, w.hist, w.warnings "
+		     "FROM wss_hourly w JOIN paths p ON p.id = w.path_id WHERE w.hour < ?1 "
+		     "ORDER BY w.hour, p.path");
+	if (!st)
+		return db_error(q), -1;
+	sqlite3_bind_int64(st, 1, first_hour);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *path = col_str(st, 0);
+		struct lru_error err;
+		int bad_blob;
+
+		memset(&c, 0, sizeof(c));
+		for (unsigned k = 0; k < NR_T; k++)
+			lru_hist_init(&c.h[k]);
+		c.hour = sqlite3_column_int64(st, 1);
+		c.samples = (uint64_t)sqlite3_column_int64(st, 2);
+		bad_blob = lru_hist_set_merge_blob(c.h, sqlite3_column_blob(st, 3),
+						   (size_t)sqlite3_column_bytes(st, 3), &err) ||
+			   (sqlite3_column_type(st, 4) != SQLITE_NULL &&
+			    lru_fleet_warn_counts_merge_blob(&c.warn, sqlite3_column_blob(st, 4),
+							     (size_t)sqlite3_column_bytes(st, 4), &err));
+		if (bad_blob)
+			bad(q, 500, "the rollup of %s hour %" PRId64 " is corrupt: %s", path, c.hour,
+			    err.msg);
+		step = bad_blob ? -1 : visit(arg, path, &c);
+		for (unsigned k = 0; k < NR_T; k++)
+			lru_hist_release(&c.h[k]);
+		if (step) {
+			sqlite3_reset(st);
+			return -1;
+		}
+	}
+	sqlite3_reset(st);
+	return step == SQLITE_DONE ? 0 : (db_error(q), -1);
 }

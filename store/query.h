@@ -62,4 +62,27 @@ json_t *query_capacity(struct query *q);
 /* 0 with *out (malloc'd, the caller frees) of *len bytes; -1 with status and error. */
 int query_latest(struct query *q, uint64_t max_bytes, uint8_t **out, size_t *len);
 
+/*
+ * Moving a sqlite store elsewhere (lrugen-store --import-sqlite), on a
+ * sqlite query (q->db, q->r):
+ *
+ * query_export_rollups visits every hourly rollup (c->path_id unset) of
+ * the hours before the first raw snapshot still stored (the hours whose
+ * samples only the rollups hold). The raw snapshots carry the rest, but for
+ * the samples of that first hour that were expired already: those are
+ * lost. visit returns non-zero to stop (then -1). *from_ms: the start of
+ * that hour (INT64_MAX without raw snapshots).
+ *
+ * query_export reads up to max raw snapshots with an id above *after taken
+ * at or after from_ms, rebuilt whole (every memcg; with the host's latest
+ * kernel and host warnings: sqlite keeps no older ones), into *snaps
+ * (lru_pb_free_snapshots), n of them, and moves *after past them; n = 0
+ * at the end. Both return 0, or -1 with q's status and error.
+ */
+int query_export_rollups(struct query *q, int64_t *from_ms,
+			 int (*visit)(void *arg, const char *path, const struct rollup_cell *c),
+			 void *arg);
+int query_export(struct query *q, int64_t *after, int64_t from_ms, size_t max,
+		 struct lru_snapshot **snaps, size_t *n);
+
 #endif

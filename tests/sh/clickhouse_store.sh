@@ -73,7 +73,7 @@ stop_fe() {
 }
 stop_all() {
 	local fe
-	for fe in A B SQ; do
+	for fe in A B C SQ; do
 		local pid=${fe}_PID
 		[[ -n ${!pid:-} ]] && stop_fe $fe
 	done
@@ -339,5 +339,51 @@ wait_for "the rollups past rollup-retention dropped" 60 rollups_gone && pass
 wait_for "... and logged" 10 logged "dropped the wss_hourly_n of day [0-9]{8} \(rollup-retention\)" && pass
 check "... wss no longer counts those days" "$(add "$(job_samples "$w2")" "$s0" "$s2")" \
 	"$(job_samples "$(wssq "")")"
+
+# ---- moving a sqlite store into ClickHouse: --import-sqlite -----------------------------
+# a sqlite store that keeps 3-day-old days as rollups only, and recent raw snapshots
+mkdir -p "$tmp/e"
+start_store "$tmp/e" --config "$tmp/tokens.conf" --raw-retention 1h --maintenance-interval 1s \
+	--rollup-flush 1s || { finish; exit 1; }
+E_URL=$STORE_URL E_PID=$STORE_PID
+IMPH=(--hosts 4 --memcgs 3 --nodes 2 --step 10m)
+SIM_NOW=$((NOW - 3 * 86400000)) sim "$E_URL" imp "${IMPH[@]}" --history 20m >/dev/null
+n_old=$(acked imp)
+sim "$E_URL" imp "${IMPH[@]}" --history 30m >/dev/null
+n_new=$(($(acked imp) - n_old))
+expired_old() {
+	[[ $(curl -s "$E_URL/metrics" | awk '$1 == "lrugen_store_expired_snapshots_total" { print $2 }') \
+		-ge $n_old ]]
+}
+wait_for "the sqlite store expired the old days (their rollups stay)" 60 expired_old && pass
+IMP=("${CH[@]}" --clickhouse-database imported)
+check_grep "--import-sqlite without the clickhouse settings: refused" "pass the clickhouse settings too" \
+	"$("$STORE_BIN" --import-sqlite "$tmp/e/db" 2>&1)"
+check_grep "--import-sqlite of a missing file: named" "cannot read '$tmp/none.db'" \
+	"$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/none.db" 2>&1)"
+"$STORE_BIN" "${IMP[@]}" --migrate >/dev/null 2>&1
+out=$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/e/db" 2>&1)
+check "--import-sqlite" 0 $?
+check_grep "... says what it moved" \
+	"done in [0-9.]+ s: [1-9][0-9]* hourly rollups and $n_new raw snapshots \($n_new new, 0 there already\)" "$out"
+start_fe C "${IMP[@]}" --config "$tmp/tokens.conf" || { finish; exit 1; }
+imported_same() {
+	local path
+	for path in /v1/hosts /v1/cold '/v1/cold?by=node' '/v1/cold?by=memcg&memcg_glob=*' \
+		'/v1/rank?need=1G' '/v1/capacity?thresholds=1m,1h' '/v1/wss?memcg_glob=*&window=7d' \
+		'/v1/wss?memcg_glob=*&window=7d&threshold=1h&percentile=50' '/v1/timeline?host=imp00001'; do
+		a=$(q "$C_URL" "$path")
+		e=$(q "$E_URL" "$path")
+		if [[ -n $a && $a == "$e" ]]; then pass; else fail "imported $path: $(diff <(echo "$e") <(echo "$a") | head -5)"; fi
+	done
+}
+imported_same
+check "... the old days' wss samples came as rollups" 1 \
+	"$(chq "SELECT count() > 0 FROM imported.wss_hourly_n WHERE hour < $(((NOW - 86400000) / 3600000))")"
+out=$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/e/db" 2>&1)
+check_grep "imported again: nothing new" "raw snapshots \(0 new, $n_new there already\)" "$out"
+imported_same
+STORE_PID=$E_PID
+stop_store
 
 finish
