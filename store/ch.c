@@ -481,12 +481,13 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 /*
  * What one round writes, in this order: the marks of the days that get
  * samples as rollups (see put_snapshot), rows of memcg_samples and of the
- * rollups, then of snapshots (the views fill the rest).
+ * rollups (and of memcgs_latest for those samples), then of snapshots (the
+ * views fill the rest).
  */
-enum { T_DAYS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_SNAPS, T_NR };
+enum { T_DAYS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
 
 static const char *const insert_into[T_NR] = {
-	"wss_days_local", "memcg_samples", "wss_hourly", "wss_hourly_n", "snapshots"
+	"wss_days_local", "memcg_samples", "wss_hourly", "wss_hourly_n", "memcgs_latest", "snapshots"
 };
 
 #define MAX_LATE_DAYS 8
@@ -710,6 +711,12 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 		if (!stored)
 			rc = put_late(b, sums, nr_sums, ident_hash(host, boot, s->host.seq),
 				      rows->taken_ms, now, err);
+		/* the latest state as memcg_samples' view would write it (the newest wins) */
+		for (size_t i = 0; !rc && i < nr_sums; i++)
+			rc = STR(&b->t[T_MEMCGS], host) || lru_buf_append(&b->t[T_MEMCGS], "\t", 1, err) ||
+			     STR(&b->t[T_MEMCGS], sums[i].path) ||
+			     lru_buf_printf(&b->t[T_MEMCGS], err, "\t%" PRIu64, taken) ||
+			     put_cold(&b->t[T_MEMCGS], &sums[i].c, err) ? LRU_ENOMEM : LRU_OK;
 		nr_sums = 0;
 	}
 	/* memcg_samples: path, host, boot_id, seq, taken_ms, total, cold, warnings */

@@ -1057,14 +1057,17 @@ static int wss_sqlite(struct query *q, struct wss_acc *a)
 /* ClickHouse: the paths of memcg_samples matching glob (ids: their places in ps). */
 static int wss_paths_ch(struct query *q, const char *glob, struct path_set *ps)
 {
-	char sql[256], tbl[160];
+	char sql[512], tbl[160], tbl2[160];
 	struct iter it;
 	int rc;
 
 	memset(ps, 0, sizeof(*ps));
 	map_init(&ps->index);
-	snprintf(sql, sizeof(sql), "SELECT DISTINCT path FROM %s ORDER BY path",
-		 ch_table(q->ch, "memcg_samples", tbl, sizeof(tbl)));
+	/* every path ever stored, as sqlite's paths table: the latest state keeps them all */
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT path FROM (SELECT DISTINCT path FROM %s "
+		 "UNION ALL SELECT DISTINCT path FROM %s) ORDER BY path",
+		 ch_table(q->ch, "memcgs_latest", tbl, sizeof(tbl)),
+		 ch_table(q->ch, "wss_hourly_n", tbl2, sizeof(tbl2)));
 	if (!iter_ch(q, &it, sql))
 		return -1;
 	while ((rc = iter_next(&it)) == 1)
@@ -1952,6 +1955,10 @@ int query_export(struct query *q, int64_t *after, int64_t from_ms, size_t max,
 			db_error(q);
 		lru_pb_free_snapshots(l.snaps, l.n);
 		return -1;
+	}
+	if (!l.n) {
+		free(l.snaps);
+		return 0;
 	}
 	*snaps = l.snaps;
 	*n = l.n;

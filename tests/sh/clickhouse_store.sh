@@ -324,6 +324,8 @@ done
 s2=$(job_samples "$(wssq "" "$SQ_URL")")
 check "late snapshots of the rolled-up day acknowledged" 6 "$(acked late)"
 check "... none of their samples raw" 0 "$(samples_of late)"
+check "... the latest state of their hosts' memcgs kept" 1 \
+	"$(chq "SELECT count() > 0 FROM lrugen.memcgs_latest FINAL WHERE startsWith(host, 'late')")"
 check "... the day marked for them" 1 "$(chq "SELECT count() FROM lrugen.wss_days_local FINAL WHERE part = 0")"
 w2=$(wssq "")
 check "... each job counts each late sample once (as sqlite does)" \
