@@ -1232,6 +1232,7 @@ static void *writer_main(void *arg)
 		struct lru_error err;
 		enum lru_err rc;
 		uint64_t n = 0;
+		int64_t t0;
 
 		while (!ch->head && !ch->stopping)
 			pthread_cond_wait(&ch->wake, &ch->lock);
@@ -1256,9 +1257,14 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&ch->lock);
 
 		lru_error_clear(&err);
+		t0 = lru_now_ms();
 		rc = write_jobs(ch, jobs, &err);
-		if (rc)
+		if (rc) {
 			log_error("clickhouse: %zu snapshots not written: %s", (size_t)n, err.msg);
+		} else {	/* a round is the store's transaction */
+			atomic_fetch_add(&ch->m->transactions, 1);
+			metrics_observe(&ch->m->commit, (uint64_t)(lru_now_ms() - t0) * 1000);
+		}
 		pthread_mutex_lock(&ch->lock);
 		snprintf(ch->why, sizeof(ch->why), "%s", rc ? err.msg : "");
 		pthread_mutex_unlock(&ch->lock);

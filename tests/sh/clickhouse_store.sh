@@ -173,6 +173,8 @@ for path in '/v1/latest' '/v1/latest?host=par00002&memcg_glob=/job*'; do
 	if [[ -s $tmp/a.pb ]] && cmp -s "$tmp/a.pb" "$tmp/s.pb"; then pass; else fail "parity $path: the SnapshotBatches differ"; fi
 done
 check "parity: counted once" $NPAR "$(counted par)"
+check_grep "/metrics counts the rounds written to ClickHouse" '^lrugen_store_transactions_total [1-9]' \
+	"$(curl -s "$A_URL/metrics")"
 
 # ---- exactly once ------------------------------------------------------------------------
 check_grep "a resend: every snapshot a duplicate" "^sent=$NPAR accepted=0 duplicates=$NPAR errors=0" \
