@@ -576,25 +576,37 @@ static int cold_scan_memcgs(struct iter *it, unsigned k, const char *glob, struc
 /* The latest rows of hosts (mode 0), nodes (1) or memcgs (2) from ClickHouse. */
 static int cold_ch(struct query *q, int mode, unsigned k, const char *glob, struct cold_rows *rs)
 {
-	char sql[1024], t[160], h[160];
+	char t[160], h[160];
+	struct lru_buf sql;
 	struct iter it;
-
-	ch_table(q->ch, "hosts_latest", h, sizeof(h));
-	if (mode == 0)
-		snprintf(sql, sizeof(sql), "SELECT host, taken_ms, total, " CH_COLD("") ", warnings, "
-			 "host_warnings FROM %s FINAL", h);
-	else if (mode == 1)
-		snprintf(sql, sizeof(sql), "SELECT host, node, taken_ms, node_total, " CH_COLD("node_")
-			 ", node_warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
-			 "taken_ms FROM %s FINAL)", ch_table(q->ch, "nodes_latest", t, sizeof(t)), h);
-	else
-		snprintf(sql, sizeof(sql), "SELECT host, path, taken_ms, total, " CH_COLD("") ", warnings "
-			 "FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, taken_ms FROM %s FINAL)",
-			 ch_table(q->ch, "memcgs_latest", t, sizeof(t)), h);
 	int rc;
 
-	if (!iter_ch(q, &it, sql))
+	lru_buf_init(&sql);
+	ch_table(q->ch, "hosts_latest", h, sizeof(h));
+	if (mode == 0)
+		rc = lru_buf_printf(&sql, NULL, "SELECT host, taken_ms, total, " CH_COLD("") ", warnings, "
+				    "host_warnings FROM %s FINAL", h) ? -1 : 0;
+	else if (mode == 1)
+		rc = lru_buf_printf(&sql, NULL, "SELECT host, node, taken_ms, node_total, "
+				    CH_COLD("node_") ", node_warnings FROM %s FINAL WHERE (host, "
+				    "taken_ms) IN (SELECT host, taken_ms FROM %s FINAL)",
+				    ch_table(q->ch, "nodes_latest", t, sizeof(t)), h) ? -1 : 0;
+	else	/* the glob's literal prefix filters in ClickHouse (path is in the key: FINAL holds) */
+		rc = lru_buf_printf(&sql, NULL, "SELECT host, path, taken_ms, total, " CH_COLD("")
+				    ", warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
+				    "taken_ms FROM %s FINAL) AND startsWith(path, ",
+				    ch_table(q->ch, "memcgs_latest", t, sizeof(t)), h) ||
+		     ch_quote(&sql, glob ? glob : "", glob ? lru_fleet_glob_prefix(glob) : 0, NULL) ||
+		     lru_buf_append(&sql, ")", 1, NULL) ? -1 : 0;
+	if (rc || lru_buf_append(&sql, "", 1, NULL)) {
+		lru_buf_release(&sql);
+		return bad(q, 500, "out of memory"), -1;
+	}
+	if (!iter_ch(q, &it, (const char *)sql.data)) {
+		lru_buf_release(&sql);
 		return -1;
+	}
+	lru_buf_release(&sql);
 	rc = mode == 2 ? cold_scan_memcgs(&it, k, glob, rs) : cold_scan(&it, mode == 1, k, rs);
 	iter_release(&it);
 	return rc;
