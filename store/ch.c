@@ -280,6 +280,7 @@ struct ch_table_def {
 	const char *name, *columns, *order, *version, *partition;
 	const char *from, *select, *array_join;
 	const char *shard;	/* the Distributed table's sharding key; NULL: sipHash64(host) */
+	bool everywhere;	/* not sharded: one replicated table on every server */
 };
 
 #define COLD_COL "cold Array(UInt64)"
@@ -291,7 +292,7 @@ static const struct ch_table_def tables_v1[] = {
 	{ "memcg_samples",
 	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
 	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL, NULL },
+	  NULL, NULL, NULL, NULL, false },
 	{ "snapshots",
 	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
 	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
@@ -300,29 +301,29 @@ static const struct ch_table_def tables_v1[] = {
 	  "node Array(Int32), node_mem_total Array(UInt64), node_mem_free Array(UInt64), "
 	  "node_total Array(UInt64), node_cold Array(Array(UInt64)), node_warnings Array(UInt32), "
 	  "paths String, data String", "(host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL, NULL },
+	  NULL, NULL, NULL, NULL, false },
 	{ "hosts_latest",
 	  "host String, taken_ms UInt64, ingest_ms Int64, boot_id String, seq UInt64, "
 	  "kernel String, page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, "
 	  "nr_lruvecs UInt32, mem_total UInt64, mem_free UInt64, total UInt64, " COLD_COL ", "
 	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL, "snapshots",
 	  "host, taken_ms, ingest_ms, boot_id, seq, kernel, page_size, nr_nodes, nr_memcgs, "
-	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings", NULL, NULL },
+	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings", NULL, NULL, false },
 	/* the smallest ingest time wins: the version is its complement */
 	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL,
 	  "snapshots", "host, ingest_ms AS first_seen_ms, "
-	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL },
+	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL, false },
 	/* named as in snapshots: an ARRAY JOIN keeps the arrays' names */
 	{ "nodes_latest",
 	  "host String, node Int32, taken_ms UInt64, node_mem_total UInt64, node_mem_free UInt64, "
 	  "node_total UInt64, node_cold Array(UInt64), node_warnings UInt32", "(host, node)",
 	  "taken_ms", NULL, "snapshots",
 	  "host, node, taken_ms, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
-	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings", NULL },
+	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings", NULL, false },
 	{ "memcgs_latest",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
 	  "(host, path)", "taken_ms", NULL, "memcg_samples",
-	  "host, path, taken_ms, total, cold, warnings", NULL, NULL },
+	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false },
 };
 
 /*
@@ -337,10 +338,13 @@ static const struct ch_table_def tables_v2[] = {
 	/* per path, hour and threshold k: the lru_hist buckets of the hot bytes */
 	{ "wss_hourly", "path String, hour Int64, part UInt64, k UInt8, bucket UInt32, "
 	  "n UInt64, max UInt64", "(path, hour, k, bucket, part)", NULL, PARTITION_BY_HOUR_DAY,
-	  NULL, NULL, NULL, "sipHash64(path)" },
+	  NULL, NULL, NULL, "sipHash64(path)", false },
 	/* per path and hour: samples, and how many of them had each warning bit */
 	{ "wss_hourly_n", "path String, hour Int64, part UInt64, n UInt64, warn Array(UInt64)",
-	  "(path, hour, part)", NULL, PARTITION_BY_HOUR_DAY, NULL, NULL, NULL, "sipHash64(path)" },
+	  "(path, hour, part)", NULL, PARTITION_BY_HOUR_DAY, NULL, NULL, NULL, "sipHash64(path)", false },
+	/* the days that have rollups: part 0 written directly (put_late), else rolled up (roll_day) */
+	{ "wss_days", "day UInt32, part UInt64, rolled_ms Int64", "(day, part)", NULL, NULL,
+	  NULL, NULL, NULL, NULL, true },
 };
 
 static const struct {
@@ -370,12 +374,34 @@ static enum lru_err run_ddl(struct ch *ch, struct lru_error *err, const char *fm
 	return ch_post(ch, sql, NULL, 0, NULL, NULL, err);
 }
 
+/*
+ * DB.NAME_local on every server, one replicated table spanning them all (not
+ * sharded): each server holds all its rows. For the few rows every server
+ * must see (schema versions, rolled-up days).
+ */
+static enum lru_err create_everywhere(struct ch *ch, const char *name, const char *columns,
+				      const char *order, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database;
+	char engine[256];
+
+	if (ch->on_cluster[0])
+		snprintf(engine, sizeof(engine), "ReplicatedReplacingMergeTree("
+			 "'/clickhouse/lrugen/%s/%s', '{replica}')", db, name);
+	else
+		snprintf(engine, sizeof(engine), "ReplacingMergeTree()");
+	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s "
+		       "ORDER BY %s", db, name, ch->on_cluster, columns, engine, order);
+}
+
 static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, struct lru_error *err)
 {
 	const char *db = ch->cfg->ch_database, *cl = ch->cfg->ch_cluster;
 	char engine[512], part[160] = "";
 	enum lru_err rc;
 
+	if (t->everywhere)
+		return create_everywhere(ch, t->name, t->columns, t->order, err);
 	if (t->partition)
 		snprintf(part, sizeof(part), " PARTITION BY %s", t->partition);
 	if (ch->on_cluster[0])
@@ -409,26 +435,6 @@ static int64_t schema_version(struct ch *ch, size_t url, struct lru_error *err)
 	return scalar_at(ch, url, sql, err);
 }
 
-/*
- * DB.NAME_local on every server, one replicated table spanning them all (not
- * sharded): each server holds all its rows. For the few rows every server
- * must see (schema versions, rolled-up days).
- */
-static enum lru_err create_everywhere(struct ch *ch, const char *name, const char *columns,
-				      const char *order, struct lru_error *err)
-{
-	const char *db = ch->cfg->ch_database;
-	char engine[256];
-
-	if (ch->on_cluster[0])
-		snprintf(engine, sizeof(engine), "ReplicatedReplacingMergeTree("
-			 "'/clickhouse/lrugen/%s/%s', '{replica}')", db, name);
-	else
-		snprintf(engine, sizeof(engine), "ReplacingMergeTree()");
-	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s "
-		       "ORDER BY %s", db, name, ch->on_cluster, columns, engine, order);
-}
-
 /* The tables of schema version v (1-based), then the row that says it is there. */
 static enum lru_err migrate_to(struct ch *ch, int64_t v, struct lru_error *err)
 {
@@ -436,9 +442,6 @@ static enum lru_err migrate_to(struct ch *ch, int64_t v, struct lru_error *err)
 
 	for (size_t i = 0; !rc && i < schema[v - 1].n; i++)
 		rc = create_table(ch, &schema[v - 1].t[i], err);
-	if (!rc && v == 2)
-		rc = create_everywhere(ch, "wss_days", "day UInt32, part UInt64, rolled_ms Int64",
-				       "(day, part)", err);
 	if (!rc)
 		rc = run_ddl(ch, err, "INSERT INTO %s.migrations_local VALUES (%" PRId64 ", %" PRId64
 			     ")", ch->cfg->ch_database, v, lru_now_ms());
