@@ -1,5 +1,6 @@
 /* lru_client.c - requests to lrugen-store over libcurl: one set of options, one error map. */
 #include "lru_client.h"
+#include "lru_gz.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
 struct lru_client {
 	CURL *curl;
@@ -138,6 +138,14 @@ static size_t on_header(char *buf, size_t size, size_t n, void *arg)
 		if (strcasestr(value, "gzip"))
 			c->resp->store_gzip = true;
 	}
+	if (len > 15 && !strncasecmp(buf, "x-lrugen-as-of:", 15)) {
+		char value[32];
+		size_t vlen = len - 15 < sizeof(value) - 1 ? len - 15 : sizeof(value) - 1;
+
+		memcpy(value, buf + 15, vlen);
+		value[vlen] = '\0';
+		c->resp->as_of_ms = strtoll(value, NULL, 10);
+	}
 	return len;
 }
 
@@ -163,31 +171,6 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 
 	(void)dt, (void)dn, (void)ut, (void)un;
 	return c->o.abort(c->o.abort_arg);
-}
-
-/* gzip len bytes of in into out. */
-static enum lru_err gzip_into(const void *in, size_t len, struct lru_buf *out,
-			      struct lru_error *err)
-{
-	z_stream z;
-	int zrc;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return lru_fail(err, LRU_ENOMEM, "cannot gzip the request body");
-	if (lru_buf_reserve(out, deflateBound(&z, (uLong)len), err)) {
-		deflateEnd(&z);
-		return LRU_ENOMEM;
-	}
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out->data;
-	z.avail_out = (uInt)out->alloc;
-	zrc = deflate(&z, Z_FINISH);
-	out->len = z.total_out;
-	deflateEnd(&z);
-	return zrc == Z_STREAM_END ? LRU_OK
-				   : lru_fail(err, LRU_ENOMEM, "cannot gzip the request body");
 }
 
 static bool is_post(const struct lru_client_req *rq)
@@ -323,7 +306,7 @@ enum lru_err lru_client_do(struct lru_client *c, const struct lru_client_req *rq
 	lru_buf_init(&zbody);
 	rc = build_url(c, rq, &url, err);
 	if (!rc && rq->gzip)
-		rc = gzip_into(rq->body, rq->len, &zbody, err);
+		rc = lru_gz_all(rq->body, rq->len, 1, &zbody, err);
 	if (!rc && !headers(c, rq, &hdrs))
 		rc = lru_fail(err, LRU_ENOMEM, "out of memory");
 	if (rc)

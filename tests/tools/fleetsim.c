@@ -58,9 +58,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "lru_buf.h"
+#include "lru_gz.h"
 #include "schema.h"
 #include "lru_model.h"
 #include "lru_pb.h"
@@ -459,28 +459,6 @@ struct run {
 	size_t nr_requests;
 };
 
-static uint8_t *gzip_buf(const uint8_t *in, size_t len, size_t *out_len)
-{
-	uLongf cap = compressBound((uLong)len) + 64;
-	uint8_t *out = malloc(cap);
-	z_stream z;
-
-	if (!out)
-		die("out of memory");
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		die("deflateInit2 failed");
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		die("deflate failed");
-	*out_len = z.total_out;
-	deflateEnd(&z);
-	return out;
-}
-
 /* The body of request r: items [r*batch, r*batch + batch). */
 static void build_request(struct run *run, size_t r, struct lru_buf *out)
 {
@@ -506,13 +484,14 @@ static void build_request(struct run *run, size_t r, struct lru_buf *out)
 		lru_snapshot_release(&snaps[i]);
 	lru_buf_init(out);
 	if (run->gzip) {
-		out->data = gzip_buf(pb, len, &out->len);
+		if (lru_gz_all(pb, len, 1, out, &err))
+			die("%s", err.msg);
 		free(pb);
 	} else {
 		out->data = pb;
 		out->len = len;
+		out->alloc = out->len;
 	}
-	out->alloc = out->len;
 }
 
 static void record_acks(struct run *run, size_t r)
