@@ -80,6 +80,7 @@ struct lru_client_resp {
 	long status;			/* the HTTP status; 0 when no answer came */
 	struct lru_buf body;		/* the answer, NUL-terminated (not counted in len) */
 	bool store_gzip;		/* it carried "Accept-Encoding: gzip" */
+	int64_t as_of_ms;		/* its "X-Lrugen-As-Of" (/v1/latest), 0 without */
 	char detail[256];		/* without an answer: why ("connection refused") */
 };
 

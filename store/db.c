@@ -81,6 +81,7 @@ struct store_db {
 	struct samples pending;		/* samples of the transaction being written */
 
 	pthread_mutex_t qlock;
+	int64_t writing_since_ms;	/* ingest time of the batch being written, 0 (qlock) */
 	pthread_cond_t qcond;
 	struct ingest_job *head, *tail;
 	uint64_t queued;
@@ -434,9 +435,9 @@ static void writer_failed(struct store_db *db, const char *what)
  * Write a batch of jobs in one transaction, each in a savepoint. Jobs get
  * their status; done() is the caller's business.
  */
-static void write_batch(struct store_db *db, struct ingest_job *jobs)
+static void write_batch(struct store_db *db, struct ingest_job *jobs, int64_t now)
 {
-	int64_t now = lru_now_ms(), t0 = mono_ms(), last_snap = db->last_snap_id;
+	int64_t t0 = mono_ms(), last_snap = db->last_snap_id;
 	struct ingest_job *j;
 	size_t good_samples = 0;
 
@@ -736,7 +737,14 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&db->qlock);
 
 		if (batch) {
-			write_batch(db, batch);
+			/* the batch's ingest time, and until it is committed, the as-of bound */
+			pthread_mutex_lock(&db->qlock);
+			db->writing_since_ms = lru_now_ms();
+			pthread_mutex_unlock(&db->qlock);
+			write_batch(db, batch, db->writing_since_ms);
+			pthread_mutex_lock(&db->qlock);
+			db->writing_since_ms = 0;
+			pthread_mutex_unlock(&db->qlock);
 			for (j = batch; j; j = next) {
 				next = j->next;
 				j->next = NULL;
@@ -1071,6 +1079,17 @@ void db_close(struct store_db *db)
 }
 
 /* ---- readers ------------------------------------------------------------------------------ */
+
+int64_t db_as_of_ms(struct store_db *db)
+{
+	int64_t now, since;
+
+	pthread_mutex_lock(&db->qlock);
+	now = lru_now_ms();
+	since = db->writing_since_ms;
+	pthread_mutex_unlock(&db->qlock);
+	return since && since < now ? since : now;
+}
 
 struct db_reader *db_reader_get(struct store_db *db, char *errbuf, size_t size)
 {

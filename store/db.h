@@ -114,6 +114,15 @@ struct db_reader {
 };
 
 /* A read connection of the pool (created on demand), or NULL with errbuf. */
+/*
+ * The time (ms, this clock) a read that starts now is complete for: every
+ * snapshot stored with an ingest time at or after it is either visible to
+ * that read or committed after it. The ingest time of the batch being
+ * written, if any, or now (both under the queue's lock, so that a batch
+ * started after the call has an ingest time at or after its answer).
+ */
+int64_t db_as_of_ms(struct store_db *db);
+
 struct db_reader *db_reader_get(struct store_db *db, char *errbuf, size_t size);
 void db_reader_put(struct store_db *db, struct db_reader *r);
 /*

@@ -43,7 +43,7 @@ struct http_server {
 #define TRIM_AFTER (4u << 20)
 #define QUERY_HOLD (8u << 20)
 /* what /v1/latest may build: this, or half the memory budget when that is less */
-#define LATEST_HOLD (64u << 20)
+#define LATEST_HOLD (128u << 20)
 
 struct request {
 	enum lru_route route;		/* ROUTE_OTHER: no route */
@@ -51,7 +51,9 @@ struct request {
 	unsigned status;		/* an error decided before the body was read */
 	enum reject reject;
 	const char *error;		/* its message (static) */
-	bool gzip;
+	bool gzip;			/* the body is gzipped (ingest) */
+	bool gzip_answer;		/* the answer is (/v1/latest) */
+	int64_t as_of_ms;		/* /v1/latest: the store's clock at the query */
 	bool submitted;
 	atomic_bool done;		/* the writer finished the job */
 	const struct store_token *tok;
@@ -129,6 +131,16 @@ static enum MHD_Result reply(struct http_server *s, struct MHD_Connection *c,
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_ENCODING, "gzip");
+	if (rq->gzip_answer && status == MHD_HTTP_OK)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	if (rq->route == LRU_ROUTE_LATEST)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	if (rq->as_of_ms && status == MHD_HTTP_OK) {
+		char as_of[24];
+
+		snprintf(as_of, sizeof(as_of), "%" PRId64, rq->as_of_ms);
+		MHD_add_response_header(resp, "X-Lrugen-As-Of", as_of);
+	}
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"lrugen\"");
@@ -266,6 +278,33 @@ static bool header_is(const char *value, const char *want)
 
 	return value && !strncasecmp(value, want, n) &&
 	       (!value[n] || value[n] == ';' || value[n] == ' ');
+}
+
+/*
+ * Whether an Accept-Encoding header takes gzip: "gzip" or "x-gzip" among
+ * its comma-separated codings, or "*", without q=0 (RFC 9110 12.5.3).
+ */
+static bool takes_gzip(const char *value)
+{
+	while (value && *value) {
+		size_t n, name;
+		const char *q;
+
+		value += strspn(value, " \t,");
+		n = strcspn(value, ",");
+		name = strcspn(value, ";, \t");
+		if ((name == 4 && !strncasecmp(value, "gzip", 4)) ||
+		    (name == 6 && !strncasecmp(value, "x-gzip", 6)) || (name == 1 && *value == '*')) {
+			q = memchr(value, ';', n);
+			if (!q)
+				return true;
+			q += strspn(q + 1, " \t") + 1;
+			return !(q < value + n && !strncasecmp(q, "q=", 2) &&
+				 strtod(q + 2, NULL) <= 0.0);
+		}
+		value += n;
+	}
+	return false;
 }
 
 static enum MHD_Result ingest_begin(struct http_server *s, struct MHD_Connection *c,
@@ -593,7 +632,13 @@ static enum MHD_Result reply_latest(struct http_server *s, struct MHD_Connection
 {
 	uint8_t *pb = NULL;
 	size_t len = 0;
-	int rc = query_latest(q, rq->held, &pb, &len);
+	int rc;
+
+	rq->gzip_answer = takes_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								 MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	/* ClickHouse: a write of any front-end may take clickhouse-timeout to be seen */
+	rq->as_of_ms = q->ch ? q->now_ms - (int64_t)q->cfg->ch_timeout_ms : db_as_of_ms(q->db);
+	rc = query_latest(q, rq->held, rq->gzip_answer, &pb, &len);
 
 	if (q->r)
 		db_reader_put(q->db, q->r);

@@ -20,6 +20,7 @@
 #include "ch.h"
 #include "lru_esc.h"
 #include "lru_fleet.h"
+#include "lru_gz.h"
 #include "lru_pb.h"
 #include "lru_sat.h"
 #include "lru_units.h"
@@ -1719,14 +1720,10 @@ json_t *query_timeline(struct query *q)
 
 /* ---- latest ------------------------------------------------------------------------------ */
 
-/* what the snapshots of an answer take (their arrays, the encoder's tree and its output) per byte */
-#define LATEST_FACTOR 3
-
 struct latest {
 	const char *glob;
 	struct lru_snapshot *snaps;
 	size_t n, alloc;
-	uint64_t bytes;		/* what the snapshots take, about */
 	struct map paths;	/* path id -> struct tl_path */
 	struct map memcgs;	/* "path id/inode/memcg id" -> memcg index + 1, of one snapshot */
 };
@@ -1749,13 +1746,11 @@ static int latest_lruvec(struct latest *l, struct lru_snapshot *s, const struct 
 		    map_put_str(&l->memcgs, key, (void *)(uintptr_t)(mc + 1)))
 			return -1;
 		s->memcgs[mc].ino = lv->ino;
-		l->bytes += sizeof(struct lru_memcg) + strlen(tp->path) + 1;
 	}
 	if (lru_snapshot_add_lruvec(s, mc, lv->lv.node, &lvi, NULL))
 		return -1;
 	s->lruvecs[lvi] = lv->lv;
 	s->lruvecs[lvi].memcg = mc;
-	l->bytes += sizeof(struct lru_lruvec);
 	return 0;
 }
 
@@ -1791,7 +1786,6 @@ static int latest_host(struct query *q, struct latest *l, const struct row *row,
 	if (r.nr_nodes && !(s->nodes = calloc(r.nr_nodes, sizeof(*s->nodes))))
 		return -1;
 	s->nr_nodes = r.nr_nodes;
-	l->bytes += s->nr_nodes * sizeof(*s->nodes);
 	if (lru_fleet_unpack_begin(&r, blob, len, taken, s->nodes, s->nr_nodes, &err))
 		return 0;
 	if (q->ch && row_paths(row, 10, &paths, &nr_paths))
@@ -1809,116 +1803,185 @@ static int latest_host(struct query *q, struct latest *l, const struct row *row,
 	return rc;
 }
 
-/* The rows latest_host() reads, of every host or of one, by host name. */
-static struct iter *latest_rows(struct query *q, struct iter *it, const char *host)
+/* Which hosts /v1/latest answers for (query.h). */
+struct latest_sel {
+	const char *host;	/* one host, or NULL */
+	int64_t since;		/* stored at or after (ms, the store's clock); INT64_MIN: all */
+	const char *after;	/* names after this one, or NULL */
+	uint64_t limit;		/* at most this many hosts; 0: no limit */
+};
+
+/* The rows latest_host() reads of the hosts sel names, by host name. */
+static struct iter *latest_rows(struct query *q, struct iter *it, const struct latest_sel *sel)
 {
 	static const char *const sql =
 		"SELECT h.name, h.kernel, h.host_warnings, s.boot_id, s.seq, s.taken_ms, "
 		"s.read_start_ms, s.read_end_ms, s.page_size, s.data "
-		"FROM hosts h JOIN snapshots s ON s.id = h.snap_id ";
-	char text[512], snaps[160], hosts[160];
-	struct lru_buf chsql;
+		"FROM hosts h JOIN snapshots s ON s.id = h.snap_id WHERE h.ingest_ms >= ?1 ";
+	char text[512], snaps[160], hosts[160], since[48] = "1", limit[48] = "";
+	struct lru_buf chsql, name = { 0 };
+	const char *cond = "1";
 	sqlite3_stmt *st;
 	struct iter *ok = NULL;
 
 	if (!q->ch) {
-		snprintf(text, sizeof(text), "%s%s", sql, host ? "WHERE h.name = ?1" : "ORDER BY h.name");
-		st = db_stmt(q->r, host ? S_LATEST_HOST : S_LATEST, text);
+		snprintf(text, sizeof(text), "%s%s", sql, sel->host ? "AND h.name = ?2"
+			 : "AND h.name > ?2 ORDER BY h.name LIMIT ?3");
+		st = db_stmt(q->r, sel->host ? S_LATEST_HOST : S_LATEST, text);
 		if (!st)
 			return db_error(q), NULL;
-		if (host)
-			sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 1, sel->since);
+		sqlite3_bind_text(st, 2, sel->host ? sel->host : sel->after ? sel->after : "", -1,
+				  SQLITE_STATIC);
+		if (!sel->host)
+			sqlite3_bind_int64(st, 3, sel->limit ? (sqlite3_int64)sel->limit : -1);
 		return iter_sqlite(it, st);
 	}
+	/*
+	 * The page's hosts chosen first, in the subquery: the raw rows read are
+	 * theirs only. On a cluster each shard runs it on its own hosts
+	 * (ch_select()), so the outer query takes the first 'limit' again of what
+	 * the shards send. ingest_ms is compared after FINAL: a late snapshot
+	 * (older, stored later) must not stand for its host's latest.
+	 */
+	if (sel->host || sel->after) {
+		lru_buf_init(&name);
+		if (lru_buf_printf(&name, NULL, sel->host ? "host = " : "host > ") ||
+		    ch_quote(&name, sel->host ? sel->host : sel->after,
+			     strlen(sel->host ? sel->host : sel->after), NULL) ||
+		    lru_buf_append(&name, "", 1, NULL)) {
+			lru_buf_release(&name);
+			return bad(q, 500, "out of memory"), NULL;
+		}
+		cond = (const char *)name.data;
+	}
+	if (sel->since != INT64_MIN)
+		snprintf(since, sizeof(since), "ingest_ms >= %" PRId64, sel->since);
+	if (sel->limit)
+		snprintf(limit, sizeof(limit), " ORDER BY host LIMIT %" PRIu64, sel->limit);
 	lru_buf_init(&chsql);
 	if (lru_buf_printf(&chsql, NULL, "SELECT host, kernel, host_warnings, boot_id, seq, "
 			   "taken_ms, read_start_ms, read_end_ms, page_size, data, paths FROM %s FINAL "
-			   "WHERE (host, boot_id, seq) IN (SELECT host, boot_id, seq FROM %s FINAL)%s",
+			   "WHERE (host, boot_id, seq) IN (SELECT host, boot_id, seq FROM "
+			   "(SELECT host, boot_id, seq, ingest_ms FROM %s FINAL WHERE %s) "
+			   "WHERE %s%s) AND %s%s",
 			   ch_table(q->ch, "snapshots", snaps, sizeof(snaps)),
-			   ch_table(q->ch, "hosts_latest", hosts, sizeof(hosts)),
-			   host ? " AND host = " : "") ||
-	    (host && ch_quote(&chsql, host, strlen(host), NULL)) ||
-	    lru_buf_printf(&chsql, NULL, " ORDER BY host") || lru_buf_append(&chsql, "", 1, NULL))
+			   ch_table(q->ch, "hosts_latest", hosts, sizeof(hosts)), cond, since, limit,
+			   cond, *limit ? limit : " ORDER BY host") ||
+	    lru_buf_append(&chsql, "", 1, NULL))
 		bad(q, 500, "out of memory");
 	else
 		ok = iter_ch(q, it, (const char *)chsql.data);
 	lru_buf_release(&chsql);
+	lru_buf_release(&name);
 	return ok;
 }
 
-/* Every host's (or one's) latest snapshot into l, within max_bytes. */
-static int latest_scan(struct query *q, struct latest *l, const char *host, uint64_t max_bytes)
-{
-	struct iter it;
-	int rc;
+/*
+ * Where /v1/latest's answer goes, one host at a time: each host's snapshot is
+ * packed as a SnapshotBatch of its own and appended (gzipped or not) to out.
+ * Concatenated, those are the SnapshotBatch of them all: a parser merges
+ * the repeated field of consecutive encodings of a message by appending
+ * (the protobuf encoding's rule for repeated fields), so the whole answer
+ * never exists as a message tree, only as its bytes.
+ */
+struct latest_out {
+	struct lru_buf buf;	/* max: what may be sent */
+	struct lru_gz gz;
+	bool gzip;
+};
 
-	if (!latest_rows(q, &it, host))
+static int latest_put(struct query *q, struct latest_out *o, const struct lru_snapshot *s)
+{
+	struct lru_error err;
+	uint8_t *pb;
+	size_t len;
+	enum lru_err rc;
+
+	if (lru_pb_encode_batch(&s, 1, &pb, &len, &err))
+		return bad(q, 500, "cannot encode the snapshots: %s", err.msg), -1;
+	rc = o->gzip ? lru_gz_write(&o->gz, pb, len, &o->buf, &err)
+		     : lru_buf_append(&o->buf, pb, len, &err);
+	free(pb);
+	if (rc == LRU_ERANGE)
+		return bad(q, 413, "the latest snapshots take more than %zu MiB to send%s: ask for "
+			   "fewer with 'host' or 'memcg_glob'", o->buf.max >> 20,
+			   o->gzip ? " gzipped" : " (gzip would take more)"), -1;
+	return rc ? (bad(q, 500, "out of memory"), -1) : 0;
+}
+
+/* The latest snapshot of every host sel names, one by one, onto o. */
+static int latest_scan(struct query *q, struct latest *l, const struct latest_sel *sel,
+		       struct latest_out *o)
+{
+	struct lru_snapshot s;
+	struct iter it;
+	int rc, bad_host = 0;
+
+	if (!latest_rows(q, &it, sel))
 		return -1;
 	while ((rc = iter_next(&it)) == 1) {
-		if (l->n == l->alloc) {
-			size_t alloc = l->alloc ? l->alloc * 2 : 16;
-			struct lru_snapshot *p = realloc(l->snaps, alloc * sizeof(*p));
-
-			if (!p)
-				break;
-			l->snaps = p;
-			l->alloc = alloc;
-		}
-		lru_snapshot_init(&l->snaps[l->n]);
-		l->bytes += sizeof(*l->snaps) + 256;
-		if (latest_host(q, l, &it.r, &l->snaps[l->n++]))
+		lru_snapshot_init(&s);
+		bad_host = latest_host(q, l, &it.r, &s) ? (bad(q, 500, "out of memory"), -1)
+							 : latest_put(q, o, &s);
+		lru_snapshot_release(&s);
+		if (bad_host)
 			break;
-		if (l->bytes * LATEST_FACTOR > max_bytes) {
-			if (it.r.st)
-				sqlite3_reset(it.r.st);
-			iter_release(&it);
-			return bad(q, 413, "the latest snapshots take more than %" PRIu64 " MiB to "
-				   "send: ask for fewer with 'host' or 'memcg_glob'", max_bytes >> 20), -1;
-		}
 	}
 	if (it.r.st)
 		sqlite3_reset(it.r.st);
 	iter_release(&it);
+	if (bad_host)
+		return -1;
 	if (rc)
-		return rc == 1 ? (bad(q, 500, "out of memory"), -1)
-		       : (query_error(q), -1);
+		return rc == 1 ? (bad(q, 500, "out of memory"), -1) : (query_error(q), -1);
 	return 0;
 }
 
-int query_latest(struct query *q, uint64_t max_bytes, uint8_t **out, size_t *len)
+int query_latest(struct query *q, uint64_t max_bytes, bool gzip, uint8_t **out, size_t *len)
 {
-	const char *host = q->arg(q->ctx, "host");
+	struct latest_sel sel = {
+		.host = q->arg(q->ctx, "host"), .after = q->arg(q->ctx, "after"), .since = INT64_MIN,
+	};
 	struct latest l = { .glob = q->arg(q->ctx, "memcg_glob") };
-	const struct lru_snapshot **ptrs = NULL;
+	struct latest_out o = { .gzip = gzip };
 	struct lru_error err;
+	uint64_t since;
 	int64_t id;
 	int rc = -1;
 
-	if (host && !*host)
+	if (sel.host && !*sel.host)
 		return bad(q, 400, "parameter 'host' is empty"), -1;
-	if (host && host_id(q, host, &id))
+	if (param_uint(q, "changed_since", 0, INT64_MAX, &since) ||
+	    param_uint(q, "limit", 0, UINT32_MAX, &sel.limit))
 		return -1;
+	if (q->arg(q->ctx, "changed_since"))
+		sel.since = (int64_t)since;
+	if (sel.host && (sel.after || sel.limit))
+		return bad(q, 400, "parameter 'host' names one host: 'after' and 'limit' page "
+			   "through all of them"), -1;
+	if (sel.host && host_id(q, sel.host, &id))
+		return -1;
+	lru_buf_init(&o.buf);
+	o.buf.max = max_bytes;
+	if (gzip && lru_gz_begin(&o.gz, 1, &err))
+		return bad(q, 500, "%s", err.msg), -1;
 	map_init(&l.paths);
 	map_init(&l.memcgs);
-	if (latest_scan(q, &l, host, max_bytes))
+	if (latest_scan(q, &l, &sel, &o))
 		goto out;
-	ptrs = calloc(l.n ? l.n : 1, sizeof(*ptrs));
-	if (!ptrs) {
-		bad(q, 500, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < l.n; i++)
-		ptrs[i] = &l.snaps[i];
-	if (lru_pb_encode_batch(ptrs, l.n, out, len, &err)) {
-		bad(q, 500, "cannot encode the snapshots: %s", err.msg);
+	if (gzip && lru_gz_finish(&o.gz, &o.buf, &err)) {
+		bad(q, 413, "the latest snapshots take more than %zu MiB to send gzipped: ask for "
+		    "fewer with 'host' or 'memcg_glob'", o.buf.max >> 20);
 		goto out;
 	}
+	*out = o.buf.data;
+	*len = o.buf.len;
+	o.buf.data = NULL;
 	rc = 0;
 out:
-	free(ptrs);
-	for (size_t i = 0; i < l.n; i++)
-		lru_snapshot_release(&l.snaps[i]);
-	free(l.snaps);
+	lru_gz_end(&o.gz);
+	lru_buf_release(&o.buf);
 	map_release(&l.paths, tl_path_free);
 	map_release(&l.memcgs, NULL);
 	return rc;

@@ -20,12 +20,23 @@
  * /v1/latest is the one answer that is not JSON: query_latest() rebuilds
  * the latest snapshot of every host (of 'host' only; 404 when the store has
  * no such host) from its raw row, with the lruvecs of the memcgs matching
- * 'memcg_glob' (fnmatch) only, and encodes them as one SnapshotBatch
- * (lru_pb.h), hosts by name. What a raw row does not keep is left out: the
+ * 'memcg_glob' (fnmatch) only, of the hosts whose latest snapshot was
+ * stored at or after 'changed_since' (ms on the store's clock). Its 200
+ * answer's X-Lrugen-As-Of header names the time it is complete for
+ * (db_as_of_ms(); ClickHouse: now less clickhouse-timeout, as another
+ * front-end's write may take that long to be seen): a client that passes it
+ * as the next changed_since gets every host that changed since (and some
+ * again); hosts gone are not named. 'limit' N answers the first N hosts
+ * by name, 'after' NAME those after NAME: a client pages through a large
+ * fleet with after = the last host of the previous page (each page is a
+ * message it can decode alone). Then it encodes them as one SnapshotBatch
+ * (lru_pb.h), hosts by name, gzipped when the client takes it. The hosts
+ * are encoded one by one (the answer is never a message tree, see
+ * latest_put()), so what it takes is its bytes. What a raw row does not keep is left out: the
  * source (debugfs), lru_gen_enabled, aging settings, birth error, duplicates,
  * lru_gen_full detail and memcg stats. A host whose raw snapshots are all
- * past raw-retention is left out. When building it would take more than
- * max_bytes: 413 (ask for fewer hosts or memcgs).
+ * past raw-retention is left out. When the answer (gzipped or not) would
+ * be more than max_bytes: 413 (ask for fewer hosts or memcgs).
  */
 #ifndef STORE_QUERY_H
 #define STORE_QUERY_H
@@ -60,7 +71,7 @@ json_t *query_wss(struct query *q);
 json_t *query_timeline(struct query *q);
 json_t *query_capacity(struct query *q);
 /* 0 with *out (malloc'd, the caller frees) of *len bytes; -1 with status and error. */
-int query_latest(struct query *q, uint64_t max_bytes, uint8_t **out, size_t *len);
+int query_latest(struct query *q, uint64_t max_bytes, bool gzip, uint8_t **out, size_t *len);
 
 /*
  * Moving a sqlite store elsewhere (lrugen-store --import-sqlite), on a

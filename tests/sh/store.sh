@@ -202,9 +202,39 @@ check "latest?memcg_glob: only matching lruvecs, every host" "db-1:0 web-1:2" \
 	"$LRUGEN_BUILD/tests/tools/pbdump" "$tmp/latest.pb" | jq -r '[.[] | "\(.host):\(.lruvecs | length)"] | join(" ")')"
 check "latest: no token" 401 "$(latest "")"
 check "latest: an ingest token" 403 "$(latest "" "$tmp/web1.token")"
-check "latest: unknown parameter" 400 "$(latest '?limit=3' "$tmp/read.token")"
-check_grep "latest: says which" "unknown parameter 'limit'" "$(cat "$tmp/latest.pb")"
+check "latest: unknown parameter" 400 "$(latest '?lmit=3' "$tmp/read.token")"
+check_grep "latest: says which" "unknown parameter 'lmit'" "$(cat "$tmp/latest.pb")"
 check "latest: unknown host" 404 "$(latest '?host=nope' "$tmp/read.token")"
+# latest_hosts QUERY: the hosts of the answer, "name:seq ..."
+latest_hosts() {
+	latest "$1" "$tmp/read.token" >/dev/null
+	"$LRUGEN_BUILD/tests/tools/pbdump" "$tmp/latest.pb" | jq -r '[.[] | "\(.host):\(.seq)"] | join(" ")'
+}
+# paging: limit N hosts by name, after NAME
+check "latest?limit=1: the first host" "db-1:1" "$(latest_hosts '?limit=1')"
+check "latest?after=db-1&limit=1: the next" "web-1:2" "$(latest_hosts '?after=db-1&limit=1')"
+check "latest?after=web-1: none after the last" "" "$(latest_hosts '?after=web-1')"
+check "latest?host&limit: refused" 400 "$(latest '?host=db-1&limit=1' "$tmp/read.token")"
+check_grep "latest?host&limit: says why" "'host' names one host" "$(cat "$tmp/latest.pb")"
+check "latest?limit=x: refused" 400 "$(latest '?limit=x' "$tmp/read.token")"
+# gzip when asked: the same SnapshotBatch, smaller on the wire
+hdr=$(curl -sk -D - -o "$tmp/latest.gz" -H "Accept-Encoding: gzip" \
+	-H "Authorization: Bearer $(cat "$tmp/read.token")" "$STORE_URL/v1/latest" | tr -d '\r')
+check_grep "latest: gzipped when the client takes it" "^Content-Encoding: gzip" "$hdr"
+latest "" "$tmp/read.token" >/dev/null
+check "latest: gzipped, the same bytes" "$(sha256sum <"$tmp/latest.pb")" "$(gunzip -c "$tmp/latest.gz" | sha256sum)"
+check "latest: not gzipped when q=0" 0 "$(curl -sk -D - -o /dev/null -H "Accept-Encoding: gzip;q=0" \
+	-H "Authorization: Bearer $(cat "$tmp/read.token")" "$STORE_URL/v1/latest" | grep -ci '^content-encoding')"
+# changed_since: the hosts whose latest snapshot came at or after the as-of time of an answer
+as_of=$(sed -n 's/^X-Lrugen-As-Of: //p' <<<"$hdr")
+check_grep "latest: names the time it is complete for" "^[0-9]{13}$" "$as_of"
+check "latest?changed_since=as-of: nothing new" "" "$(latest_hosts "?changed_since=$as_of")"
+check "latest?changed_since=0: everything" "db-1:1 web-1:2" "$(latest_hosts '?changed_since=0')"
+printf 'host db-1 seq 7 taken -1s\nnode 0 total 16G free 4G\nlruvec /jobs/db node 0\ngen 1 60s 10 20\n' |
+	"$FLEETSIM" build >"$tmp/db7.pb"
+check "a newer db-1 snapshot" '200 {"accepted":1,"duplicates":0}' "$(post_pb "$tmp/db7.pb" "$tmp/admin.token")"
+check "latest?changed_since=as-of: only the host that changed" "db-1:7" "$(latest_hosts "?changed_since=$as_of")"
+check "latest?changed_since=abc: refused" 400 "$(latest '?changed_since=abc' "$tmp/read.token")"
 check_grep "latest: its own metrics label" 'route="latest",code="200"' "$(curl -sk "$STORE_URL/metrics")"
 
 # --- bad query parameters: 400/404 with a reason ------------------------------------
@@ -242,7 +272,7 @@ check "ingest: web-1 token, web-1 batch" '200 {"accepted":0,"duplicates":2}' "$(
 check "ingest: web-1 token, db-1 batch" '403 {"error":"forbidden"}' "$(post_pb "$tmp/db2.pb" "$tmp/web1.token")"
 check "ingest: web-1 token, mixed batch" '403 {"error":"forbidden"}' "$(post_pb "$tmp/fleet.pb" "$tmp/web1.token")"
 check "ingest: host=* token" '200 {"accepted":1,"duplicates":0}' "$(post_pb "$tmp/db2.pb" "$tmp/any.token")"
-check "forbidden batches write nothing" 4 "$(sql "$tmp/db" 'SELECT count(*) FROM snapshots')"
+check "forbidden batches write nothing (3 + db-1 seq 7 + this one)" 5 "$(sql "$tmp/db" 'SELECT count(*) FROM snapshots')"
 check_grep "401 has WWW-Authenticate" "WWW-Authenticate: Bearer" \
 	"$(curl -s -D - -o /dev/null "$STORE_URL/v1/hosts")"
 check "query: no token" '401 {"error":"unauthorized"}' "$(http GET /v1/hosts -)"
@@ -338,7 +368,7 @@ if command -v promtool >/dev/null; then
 else
 	fail "promtool not installed (scripts/install-deps installs prometheus)"
 fi
-check_grep "metrics: accepted" 'lrugen_store_snapshots_total\{result="accepted"\} 5' "$metrics"
+check_grep "metrics: accepted" 'lrugen_store_snapshots_total\{result="accepted"\} 6' "$metrics"
 check_grep "metrics: rejects" 'lrugen_store_ingest_rejected_total\{reason="forbidden"\} [1-9]' "$metrics"
 check_grep "metrics: latency" 'lrugen_store_request_seconds_count\{route="ingest"\} [0-9]' "$metrics"
 check_grep "metrics: db size" 'lrugen_store_db_bytes\{file="db"\} [1-9]' "$metrics"
@@ -350,13 +380,13 @@ check_grep "stop is logged" "stopped" "$(cat "$STORE_LOG")"
 start_store "$tmp" --config "$tmp/tokens.conf" || { finish; exit 1; }
 json=$(http GET '/v1/cold?threshold=2m' "$tmp/read.token")
 check "after restart: cold web-1" $((8000 * P)) "$(jq '.rows[] | select(.host == "web-1") | .cold_bytes' <<<"${json#* }")"
-check_wss "after restart" 5
+check_wss "after restart" 6
 check "after restart: duplicates still known" '200 {"accepted":0,"duplicates":3}' "$(post_pb "$tmp/fleet.pb" "$tmp/admin.token")"
 
 # kill -9 before the rollups were flushed: recounted from the raw snapshots at start
 kill_store
 start_store "$tmp" --config "$tmp/tokens.conf" || { finish; exit 1; }
-check_wss "after kill -9" 5
+check_wss "after kill -9" 6
 
 # --- schema migration: a version-1 database keeps its data and takes warnings ------
 # The version-1 schema as that lrugen-store created it (fleetsim prints the

@@ -22,7 +22,9 @@ static void test_routes(void **state)
 	assert_string_equal(lru_route(LRU_ROUTE_LATEST)->path, "/v1/latest");
 	assert_true(lru_route_takes(LRU_ROUTE_TIMELINE, "after"));
 	assert_true(lru_route_takes(LRU_ROUTE_LATEST, "memcg_glob"));
-	assert_false(lru_route_takes(LRU_ROUTE_LATEST, "limit"));
+	assert_true(lru_route_takes(LRU_ROUTE_LATEST, "limit"));
+	assert_true(lru_route_takes(LRU_ROUTE_LATEST, "changed_since"));
+	assert_false(lru_route_takes(LRU_ROUTE_LATEST, "since"));
 	assert_false(lru_route_takes(LRU_ROUTE_HOSTS, "host"));
 }
 
@@ -48,7 +50,7 @@ static void test_new(void **state)
 static void test_params(void **state)
 {
 	const struct lru_client_opts o = { .url = "http://127.0.0.1:1" };
-	const struct lru_client_param p[] = { { "host", "a" }, { "limit", "3" } };
+	const struct lru_client_param p[] = { { "host", "a" }, { "need", "3" } };
 	struct lru_client_req rq = { .route = LRU_ROUTE_LATEST, .params = p, .nr_params = 2 };
 	struct lru_client_resp resp;
 	struct lru_client *c;
@@ -57,7 +59,7 @@ static void test_params(void **state)
 	(void)state;
 	assert_int_equal(lru_client_new(&o, &c, &err), LRU_OK);
 	assert_int_equal(lru_client_do(c, &rq, &resp, &err), LRU_EINVAL);
-	assert_string_equal(err.msg, "/v1/latest takes no parameter 'limit'");
+	assert_string_equal(err.msg, "/v1/latest takes no parameter 'need'");
 	assert_int_equal(resp.status, 0);
 	lru_client_resp_release(&resp);
 	/* port 1: nobody listens */
