@@ -357,8 +357,9 @@ static struct top_node_total *node_total(struct top_view *v, uint32_t host, int 
 	struct top_node_total *t;
 	size_t i;
 
-	for (i = 0; i < v->nr_nodes; i++)
-		if (v->nodes[i].host == host && v->nodes[i].node == node)
+	/* items come by host (view_set_frame): a host's totals are the last ones */
+	for (i = v->nr_nodes; i-- > 0 && v->nodes[i].host == host;)
+		if (v->nodes[i].node == node)
 			return &v->nodes[i];
 	if (!GROW(v, v->nodes, v->nr_nodes, v->alloc_nodes, 1))
 		return NULL;

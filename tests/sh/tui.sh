@@ -542,12 +542,19 @@ check "its lruvecs as children" "alpha 0|alpha 1|beta 0|beta 1" \
 	"$(rows fl | sed -n '/^▾ \/jobs\/web/,$p' | sed -n '2,5p' | paste -sd'|')"
 keys fl e
 expect fl "no commands in fleet mode" "fleet mode is read-only"
+# the next frames ask only what changed (changed_since) and merge it by host name
+"$MKBATCH" "$tmp/delta.pb" ceta:$((now - 4000)):$fx/linux-6.12/lru_gen.txt
+check "ingest a third host" '{"accepted":1,"duplicates":0}' "$(ingest "$tmp/delta.pb")"
+keys fl r
+expect fl "a host sent since the last frame joins it" "hosts 3 +T 3s"
+check "merged by name, the hosts before it kept" "alpha beta ceta" \
+	"$(rows fl | awk '{print $1}' | grep -E '^(alpha|beta|ceta)$' | sort -u | paste -sd' ')"
 kill "$store_pid"
 wait "$store_pid" 2>/dev/null
 store_pid=
 keys fl r
 expect fl "soft error in the status bar" "store unreachable, retrying"
-expect fl "the last data stays" "/jobs/web +\* +240M"
+expect fl "the last data stays" "/jobs/web +\* +360M"
 keys fl q
 check "fleet exits 0" 0 "$(wait_exit fl)"
 
@@ -569,8 +576,16 @@ wait_exit flbad >/dev/null
 start fln 100x30 env LRUGEN_TOKEN="$(cat "$tmp/store/read.token")" "$TOP" --store "$url" -n 5 -d 0.05
 check "-n 5 on a store exits 0" 0 "$(wait_exit fln)"
 check "-n 5 on a store: nothing on stderr" "" "$(cat "$tmp/fln.err")"
-# one request a frame (GET /v1/latest), no JSON queries: since this store
-# started, the three lrugen-top sessions asked /v1/latest only
+# a fleet of more hosts than a page (256): fetched page by page, every host shown
+"$LRUGEN_BUILD/tests/tools/fleetsim" run --store "$url" --token-file "$tmp/store/ingest.token" \
+	--hosts 300 --memcgs 2 --nodes 1 --cycles 1 >"$tmp/sim.out" 2>&1
+check_grep "300 more hosts sent" "accepted=300 " "$(cat "$tmp/sim.out")"
+start flp 150x30 "$TOP" --store "$url" --token-file "$tmp/store/read.token" -d 100
+expect flp "every host of every page (alpha, beta, ceta, gamma and 300)" "hosts 304 "
+keys flp q
+wait_exit flp >/dev/null
+# one request a page (GET /v1/latest), no JSON queries: since this store
+# started, the lrugen-top sessions asked /v1/latest only
 check "fleet mode asks /v1/latest only" "latest" \
 	"$(curl -s "$url/metrics" | sed -n 's/^lrugen_store_http_responses_total{route="\([a-z]*\)".*/\1/p' |
 		grep -Ev "ingest|healthz|metrics" | sort -u | paste -sd' ')"
