@@ -1842,7 +1842,10 @@ static struct iter *latest_rows(struct query *q, struct iter *it, const struct l
 	 * theirs only. On a cluster each shard runs it on its own hosts
 	 * (ch_select()), so the outer query takes the first 'limit' again of what
 	 * the shards send. ingest_ms is compared after FINAL: a late snapshot
-	 * (older, stored later) must not stand for its host's latest.
+	 * (older, stored later) must not stand for its host's latest. The raw
+	 * rows are read without FINAL (which reads every row of the table: 1.1 s
+	 * against 0.25 s a page of 256 at 10,000 hosts): copies of one snapshot
+	 * not merged yet are the same row, LIMIT 1 BY keeps one.
 	 */
 	if (sel->host || sel->after) {
 		lru_buf_init(&name);
@@ -1858,16 +1861,17 @@ static struct iter *latest_rows(struct query *q, struct iter *it, const struct l
 	if (sel->since != INT64_MIN)
 		snprintf(since, sizeof(since), "ingest_ms >= %" PRId64, sel->since);
 	if (sel->limit)
-		snprintf(limit, sizeof(limit), " ORDER BY host LIMIT %" PRIu64, sel->limit);
+		snprintf(limit, sizeof(limit), " LIMIT %" PRIu64, sel->limit);
 	lru_buf_init(&chsql);
 	if (lru_buf_printf(&chsql, NULL, "SELECT host, kernel, host_warnings, boot_id, seq, "
-			   "taken_ms, read_start_ms, read_end_ms, page_size, data, paths FROM %s FINAL "
+			   "taken_ms, read_start_ms, read_end_ms, page_size, data, paths FROM %s "
 			   "WHERE (host, boot_id, seq) IN (SELECT host, boot_id, seq FROM "
 			   "(SELECT host, boot_id, seq, ingest_ms FROM %s FINAL WHERE %s) "
-			   "WHERE %s%s) AND %s%s",
+			   "WHERE %s ORDER BY host%s) AND %s ORDER BY host LIMIT 1 BY host, boot_id, "
+			   "seq%s",
 			   ch_table(q->ch, "snapshots", snaps, sizeof(snaps)),
 			   ch_table(q->ch, "hosts_latest", hosts, sizeof(hosts)), cond, since, limit,
-			   cond, *limit ? limit : " ORDER BY host") ||
+			   cond, limit) ||
 	    lru_buf_append(&chsql, "", 1, NULL))
 		bad(q, 500, "out of memory");
 	else

@@ -203,6 +203,9 @@ check_grep "one history to two front-ends at once: A acknowledged all" "errors=0
 check_grep "... and B too" "errors=0" "$(cat "$tmp/two.b")"
 check "... each snapshot counted once" "$((40 * 6)) $((40 * 6))" "$(acked two) $(counted two)"
 check "... the fleet's hosts once each" 64 "$(STORE_URL=$A_URL http GET /v1/hosts "$tmp/read.token" | cut -d' ' -f2- | jq '.hosts | length')"
+check "... /v1/latest: each host's latest snapshot once (copies not merged yet too)" "64 64" \
+	"$(curl -s -H "Authorization: Bearer $(cat "$tmp/read.token")" "$A_URL/v1/latest?memcg_glob=/nope" |
+		"$LRUGEN_BUILD/tests/tools/pbdump" - | jq -r '"\(length) \([.[].host] | unique | length)"')"
 
 # ---- faults ------------------------------------------------------------------------------
 # kill -9 of a replica during ingest: its shard cannot meet the quorum (503), the
