@@ -53,6 +53,7 @@ struct fleet {
 	const struct lru_snapshot **ptrs;
 	int64_t as_of_ms;		/* the last answer's store clock; 0: none */
 	int64_t full_ms;		/* when the last whole fetch was (this clock) */
+	const char *memcg_glob;		/* --memcg-glob (the caller's), or NULL */
 };
 
 static void drop_snaps(struct fleet *f)
@@ -117,7 +118,7 @@ static enum lru_err fleet_page(struct fleet *f, bool whole, const char *after,
 	char since[24], limit[24];
 	const struct lru_client_param params[] = {
 		{ "limit", limit }, { "after", *after ? after : NULL },
-		{ "changed_since", whole ? NULL : since },
+		{ "changed_since", whole ? NULL : since }, { "memcg_glob", f->memcg_glob },
 	};
 	const struct lru_client_req rq = {
 		.route = LRU_ROUTE_LATEST, .accept = "application/x-protobuf",
@@ -277,7 +278,9 @@ enum lru_err top_source_fleet_open(const struct top_source_opts *opts, struct to
 	}
 	f->base.ops = &fleet_ops;
 	f->base.kind = TOP_SRC_FLEET;
-	snprintf(f->base.label, sizeof(f->base.label), "fleet %.240s", lru_client_url(f->client));
+	f->memcg_glob = opts->memcg_glob;
+	snprintf(f->base.label, sizeof(f->base.label), "fleet %.180s%s%.60s", lru_client_url(f->client),
+		 f->memcg_glob ? " memcgs " : "", f->memcg_glob ? f->memcg_glob : "");
 	*out = &f->base;
 	return LRU_OK;
 }

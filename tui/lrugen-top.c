@@ -61,6 +61,8 @@ static const char usage[] =
 	"  --replay FILE|DIR   show recorded snapshots\n"
 	"  --store URL         fleet mode: the store's query API (http://host:port)\n"
 	"  --token-file FILE   bearer token for --store (default: $LRUGEN_TOKEN)\n"
+	"  --memcg-glob G      --store: only the memcgs matching G (fnmatch), e.g.\n"
+	"                      '/jobs/web*': a large fleet in less memory and time\n"
 	"  -d, --delay SECS    seconds between refreshes (default 2; 0.5 allowed)\n"
 	"  -n, --iterations N  exit after N refreshes\n"
 	"  -T, --threshold DUR threshold for hot/cold (default 2m): 30s 5m 1h...\n"
@@ -141,13 +143,14 @@ struct cmdline {
 
 static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 {
-	enum { O_ROOT = 0x100, O_REPLAY, O_STORE, O_TOKEN, O_FLAT, O_MERGE, O_RO, O_ASCII,
+	enum { O_ROOT = 0x100, O_REPLAY, O_STORE, O_TOKEN, O_GLOB, O_FLAT, O_MERGE, O_RO, O_ASCII,
 	       O_BASIC, O_IFACE, O_BENCH, O_BENCH_OUT };
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "replay", required_argument, NULL, O_REPLAY },
 		{ "store", required_argument, NULL, O_STORE },
 		{ "token-file", required_argument, NULL, O_TOKEN },
+		{ "memcg-glob", required_argument, NULL, O_GLOB },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "threshold", required_argument, NULL, 'T' },
@@ -178,6 +181,7 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		case O_REPLAY: cl->src.replay = optarg; break;
 		case O_STORE: cl->src.store = optarg; break;
 		case O_TOKEN: cl->token_file = optarg; break;
+		case O_GLOB: cl->src.memcg_glob = optarg; break;
 		case O_FLAT: t->view.tree = false; break;
 		case O_MERGE: t->view.merge = true; break;
 		case O_RO: t->readonly = true; break;
@@ -241,6 +245,8 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		die(EXIT_USAGE, "%s: %s", iface_from, err.msg);
 	if (!!cl->src.root + !!cl->src.replay + !!cl->src.store > 1)
 		die(EXIT_USAGE, "--root, --replay and --store are exclusive: pick one source");
+	if (cl->src.memcg_glob && !cl->src.store)
+		die(EXIT_USAGE, "--memcg-glob goes with --store (locally, filter with /)");
 	if (cl->src.store && cl->token_file) {
 		char *token;
 

@@ -61,6 +61,7 @@ struct top_source_opts {
 	const char *replay;		/* --replay FILE|DIR */
 	const char *store;		/* --store URL */
 	const char *token;		/* bearer token for the store, or NULL */
+	const char *memcg_glob;		/* --memcg-glob: the store's memcg_glob, or NULL */
 	bool basic;			/* read lru_gen, not lru_gen_full */
 	enum lru_iface_mode iface;	/* --interface or $LRUGEN_INTERFACE */
 };

@@ -576,6 +576,15 @@ wait_exit flbad >/dev/null
 start fln 100x30 env LRUGEN_TOKEN="$(cat "$tmp/store/read.token")" "$TOP" --store "$url" -n 5 -d 0.05
 check "-n 5 on a store exits 0" 0 "$(wait_exit fln)"
 check "-n 5 on a store: nothing on stderr" "" "$(cat "$tmp/fln.err")"
+# --memcg-glob: the store sends only the matching memcgs' lruvecs
+start flg 150x30 "$TOP" --store "$url" --token-file "$tmp/store/read.token" -d 100 -T 30s --flat \
+	--memcg-glob '/jobs/web'
+expect flg "--memcg-glob: named in the header" "fleet http://127\.0\.0\.1:[0-9]+ memcgs /jobs/web"
+expect flg "--memcg-glob: web's rows" "^/jobs/web +gamma "
+check "--memcg-glob: no other memcg" "" "$(rows flg | awk '$1 ~ /^\// && $1 != "/jobs/web"')"
+keys flg q
+wait_exit flg >/dev/null
+check_rc "--memcg-glob without --store: exit 2" 2 env TERM=xterm "$TOP" --root "$r61" --memcg-glob '/x'
 # a fleet of more hosts than a page (256): fetched page by page, every host shown
 "$LRUGEN_BUILD/tests/tools/fleetsim" run --store "$url" --token-file "$tmp/store/ingest.token" \
 	--hosts 300 --memcgs 2 --nodes 1 --cycles 1 >"$tmp/sim.out" 2>&1
