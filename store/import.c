@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "ch.h"
 #include "db.h"
 #include "import.h"
@@ -88,6 +90,33 @@ static const char *no_arg(void *ctx, const char *name)
 	return NULL;
 }
 
+/*
+ * Whether file is an lrugen-store database, looked at read-only (db_open()
+ * would create and migrate whatever it is given): 0, or -1 with errbuf
+ * naming the file and what it is.
+ */
+static int check_source(const char *file, char *errbuf, size_t size)
+{
+	static const char *const sql =
+		"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+		"name IN ('hosts', 'snapshots', 'paths')";
+	sqlite3_stmt *st = NULL;
+	sqlite3 *d = NULL;
+	int rc = sqlite3_open_v2(file, &d, SQLITE_OPEN_READONLY, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(d, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		rc = sqlite3_column_int(st, 0) == 3 ? SQLITE_OK : SQLITE_EMPTY;
+	if (rc != SQLITE_OK)
+		snprintf(errbuf, size, "--import-sqlite: '%s' is not an lrugen-store database (%s)",
+			 file, rc == SQLITE_EMPTY ? "it has no hosts and snapshots tables"
+			 : d ? sqlite3_errmsg(d) : "out of memory");
+	sqlite3_finalize(st);
+	sqlite3_close(d);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
 int import_sqlite(const struct store_config *cfg, struct metrics *m, const char *file,
 		  char *errbuf, size_t size)
 {
@@ -103,6 +132,8 @@ int import_sqlite(const struct store_config *cfg, struct metrics *m, const char 
 		snprintf(errbuf, size, "--import-sqlite: cannot read '%s': %s", file, strerror(errno));
 		return -1;
 	}
+	if (check_source(file, errbuf, size))
+		return -1;
 	src_cfg.backend = BACKEND_SQLITE;
 	src_cfg.db = (char *)file;
 	if (db_open(&db, &src_cfg, m, true, errbuf, size))

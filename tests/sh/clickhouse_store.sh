@@ -383,6 +383,14 @@ check_grep "--import-sqlite without the clickhouse settings: refused" "pass the 
 	"$("$STORE_BIN" --import-sqlite "$tmp/e/db" 2>&1)"
 check_grep "--import-sqlite of a missing file: named" "cannot read '$tmp/none.db'" \
 	"$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/none.db" 2>&1)"
+echo "not a database" >"$tmp/junk.db"
+check_grep "--import-sqlite of another file: named, and why" \
+	"'$tmp/junk.db' is not an lrugen-store database \(file is not a database\)" \
+	"$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/junk.db" 2>&1)"
+: >"$tmp/empty.db"
+check_grep "--import-sqlite of an empty file: refused" "'$tmp/empty.db' is not an lrugen-store database" \
+	"$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/empty.db" 2>&1)"
+check "... and left as it was (not made a store)" 0 "$(stat -c %s "$tmp/empty.db")"
 "$STORE_BIN" "${IMP[@]}" --migrate >/dev/null 2>&1
 out=$("$STORE_BIN" "${IMP[@]}" --import-sqlite "$tmp/e/db" 2>&1)
 check "--import-sqlite" 0 $?
