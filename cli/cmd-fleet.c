@@ -7,6 +7,7 @@
 
 #include "lru_buf.h"
 #include "lru_client.h"
+#include "lru_suggest.h"
 #include "lru_units.h"
 
 static const char usage[] =
@@ -493,8 +494,14 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			if (!strcmp(argv[optind], cmd_names[c]))
 				cmd = c;
 		if (cmd < 0) {
-			cli_err("fleet: '%s' is not a command (hosts, cold, rank, wss, timeline, capacity)",
-				argv[optind]);
+			const char *near = lru_suggest(argv[optind], cmd_names, F_NR);
+
+			if (near)
+				cli_err("fleet: '%s' is not a command; did you mean '%s'?", argv[optind],
+					near);
+			else
+				cli_err("fleet: '%s' is not a command (hosts, cold, rank, wss, timeline, "
+					"capacity)", argv[optind]);
 			return CLI_USAGE;
 		}
 		argc -= optind;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lru_suggest.h"
+
 /* name, run, setup (cli_setup: checks on the snapshot it reads), summary */
 static const struct cli_cmd commands[] = {
 	{ "show", cmd_show, { CLI_CHECK_SELECTION | CLI_MGLRU_WARN, NULL },
@@ -41,6 +43,8 @@ static const char usage_head[] =
 	"\n"
 	"commands:\n";
 
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
 static const char usage_tail[] =
 	"\n"
 	"options for every command:\n"
@@ -68,17 +72,56 @@ static int usage(FILE *out)
 	size_t i;
 
 	fputs(usage_head, out);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < NR_COMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  %-8s %s\n", "help", "'lrugen help COMMAND': that command's help");
 	fputs(usage_tail, out);
 	return out == stdout ? CLI_OK : CLI_USAGE;
+}
+
+/* The command of argv[0] (or, for "help CMD", CMD's --help), or a usage error. */
+static int run(struct cli *cli, int argc, char **argv)
+{
+	static char help_opt[] = "--help";
+	char *help[] = { argv[argc > 1], help_opt, NULL };
+	const char *names[NR_COMMANDS], *near;
+	size_t c;
+	int rc;
+
+	if (!strcmp(argv[0], "help")) {
+		if (argc == 1)
+			return usage(stdout);
+		if (argc > 2) {
+			cli_err("help: one command at a time ('lrugen help show')");
+			return CLI_USAGE;
+		}
+		argc = 2;	/* CMD --help */
+		argv = help;
+	}
+	for (c = 0; c < NR_COMMANDS; c++) {
+		names[c] = commands[c].name;
+		if (!strcmp(argv[0], commands[c].name)) {
+			optind = 1;
+			cli->setup = &commands[c].setup;
+			rc = commands[c].run(cli, argc, argv);
+			lru_kwrite_close(&cli->kw);
+			lru_client_free(cli->client);
+			return rc;
+		}
+	}
+	near = lru_suggest(argv[0], names, NR_COMMANDS);
+	if (near)
+		cli_err("'%s' is not a command; did you mean '%s'? (see 'lrugen --help')", argv[0],
+			near);
+	else
+		cli_err("'%s' is not a command (see 'lrugen --help')", argv[0]);
+	return CLI_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
-	int i = 1, rc;
-	size_t c;
+	int i = 1;
 
 	lru_kwrite_init(&cli.kw);
 	if (cli_set_interface(&cli, getenv(LRU_IFACE_ENV), LRU_IFACE_ENV))
@@ -117,16 +160,6 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_USAGE;
 	}
-	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
-		if (!strcmp(argv[i], commands[c].name)) {
-			optind = 1;
-			cli.setup = &commands[c].setup;
-			rc = commands[c].run(&cli, argc - i, argv + i);
-			lru_kwrite_close(&cli.kw);
-			lru_client_free(cli.client);
-			return cli_finish(rc);
-		}
-	}
-	cli_err("'%s' is not a command (see 'lrugen --help')", argv[i]);
-	return CLI_USAGE;
+	return cli_finish(run(&cli, argc - i, argv + i));
 }
+

@@ -18,6 +18,15 @@ check_rc "no command" 2 "$LRUGEN"
 check_rc "unknown command" 2 "$LRUGEN" frobnicate
 check_rc "unknown option" 2 "$LRUGEN" show --bogus
 check_grep "unknown command message" "^lrugen: 'frobnicate' is not a command" "$("$LRUGEN" frobnicate 2>&1)"
+check_grep "a mistyped command: did you mean" "^lrugen: 'shw' is not a command; did you mean 'show'\?" \
+	"$("$LRUGEN" shw 2>&1)"
+check_rc "a mistyped command: exit 2" 2 "$LRUGEN" evcit
+check_grep "a mistyped fleet command: did you mean" "fleet: 'rnak' is not a command; did you mean 'rank'\?" \
+	"$("$LRUGEN" fleet rnak 2>&1)"
+check "lrugen help CMD: the command's help" "$("$LRUGEN" evict --help)" "$("$LRUGEN" help evict)"
+check_rc "lrugen help: exit 0" 0 "$LRUGEN" help
+check_grep "lrugen help: lists help" "^  help +'lrugen help COMMAND'" "$("$LRUGEN" help)"
+check_rc "lrugen help nope: exit 2" 2 "$LRUGEN" help nope
 
 # show
 out=$("$LRUGEN" --root "$r61" show)
