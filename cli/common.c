@@ -310,9 +310,9 @@ static int store_open(struct cli *cli)
 	enum lru_err rc;
 
 	lru_error_clear(&err);
-	if (cli->token_file && lru_client_read_token(cli->token_file, &token, &err)) {
+	if (cli->token_file && (rc = lru_client_read_token(cli->token_file, &token, &err))) {
 		cli_err("%s", err.msg);
-		return CLI_ENV;
+		return rc == LRU_ENOENT ? CLI_USAGE : CLI_ENV;	/* a wrong path is a bad command line */
 	}
 	opts.token = token ? token : getenv("LRUGEN_TOKEN");
 	rc = lru_client_new(&opts, &cli->client, &err);

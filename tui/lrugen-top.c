@@ -74,6 +74,7 @@ static const char usage[] =
 	"      --ascii         ASCII shades instead of Unicode blocks\n"
 	"      --basic         debugfs: read lru_gen only (no tier counters)\n"
 	"  -h, --help          this text; press ? in lrugen-top for the keys\n"
+	"      --version       print lrugen-top's version (lrugen's and the daemons')\n"
 	"\n"
 	"Exit codes: 0 done, 1 failure, 2 bad command line, 3 this host or terminal\n"
 	"cannot do it (no MGLRU, not root, TERM=dumb).\n";
@@ -144,7 +145,7 @@ struct cmdline {
 static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 {
 	enum { O_ROOT = 0x100, O_REPLAY, O_STORE, O_TOKEN, O_GLOB, O_FLAT, O_MERGE, O_RO, O_ASCII,
-	       O_BASIC, O_IFACE, O_BENCH, O_BENCH_OUT };
+	       O_BASIC, O_IFACE, O_BENCH, O_BENCH_OUT, O_VERSION };
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "replay", required_argument, NULL, O_REPLAY },
@@ -165,6 +166,7 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		{ "bench-frames", required_argument, NULL, O_BENCH },	/* bench/tui */
 		{ "bench-out", required_argument, NULL, O_BENCH_OUT },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const groups[GROUP_NR] = { "none", "node", "host", "memcg" };
@@ -230,6 +232,9 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		case 'h':
 			fputs(usage, stdout);
 			exit(ferror(stdout) || fflush(stdout) ? 1 : 0);
+		case O_VERSION:
+			puts(PROG " " LRUGEN_VERSION);
+			exit(ferror(stdout) || fflush(stdout) ? 1 : 0);
 		default:
 			fputs("try 'lrugen-top --help'\n", stderr);
 			exit(EXIT_USAGE);
@@ -250,8 +255,8 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 	if (cl->src.store && cl->token_file) {
 		char *token;
 
-		if (lru_client_read_token(cl->token_file, &token, &err))
-			die(EXIT_ENV, "--token-file: %s", err.msg);
+		if (lru_client_read_token(cl->token_file, &token, &err))	/* a wrong path: usage */
+			die(err.code == LRU_ENOENT ? EXIT_USAGE : EXIT_ENV, "--token-file: %s", err.msg);
 		cl->src.token = token;
 	} else if (cl->src.store) {
 		cl->src.token = getenv("LRUGEN_TOKEN");

@@ -95,7 +95,7 @@ check_grep "no token: says which" "refused the token \(HTTP 401\)" "$out"
 out=$("$LRUGEN" fleet hosts --store "$STORE_URL" --token-file "$tmp/any.token" 2>&1)
 check "ingest token: exit 3" 3 $?
 check_grep "ingest token: HTTP 403" "may not read the store \(HTTP 403\)" "$out"
-check_rc "token file missing" 3 "$LRUGEN" fleet hosts --store "$STORE_URL" --token-file "$tmp/nope"
+check_rc "token file missing: a bad command line" 2 "$LRUGEN" fleet hosts --store "$STORE_URL" --token-file "$tmp/nope"
 out=$("${F[@]}" wss --memcg-glob '/nope*' 2>&1)
 check "nothing matches: exit 2" 2 $?
 check "nothing matches: the store's reason" "lrugen: no memcg path matches '/nope*'" "$out"

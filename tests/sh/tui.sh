@@ -253,7 +253,8 @@ check_rc "missing root exit 3" 3 env TERM=xterm "$TOP" --root "$tmp/none"
 check_rc "bad option exit 2" 2 "$TOP" --bogus
 check_rc "bad -d exit 2" 2 "$TOP" -d x
 check_rc "two sources exit 2" 2 "$TOP" --root "$r61" --replay x
-check_rc "missing --token-file exit 3" 3 env TERM=xterm "$TOP" --store http://127.0.0.1:1 --token-file "$tmp/none.token"
+check "--version: lrugen's version" "lrugen-top $("$LRUGEN_BUILD/lrugen" --version | cut -d' ' -f2)" "$("$TOP" --version)"
+check_rc "missing --token-file: exit 2 (a bad command line)" 2 env TERM=xterm "$TOP" --store http://127.0.0.1:1 --token-file "$tmp/none.token"
 out=$(TERM=xterm "$TOP" --store http://127.0.0.1:1 --token-file "$tmp/none.token" 2>&1)
 check_grep "missing --token-file: one line naming the file" "^lrugen-top: --token-file: cannot read token file '.*none.token': No such file" "$out"
 check "missing --token-file: one line" 1 "$(printf '%s\n' "$out" | wc -l)"
