@@ -362,6 +362,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_COMMON_OPTS };
 	struct doctor d = { .cli = cli };
+	bool fixture;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -373,6 +374,11 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		return CLI_USAGE;
 	if (cli->json)
 		d.json = json_array();
+	fixture = lru_sys_is_fixture(cli->root);
+	if (fixture)
+		finding(&d, "fixture", ST_INFO, NULL, "'%s' is a fixture tree, not a running kernel's "
+			"files: lrugen reads it, but age, evict and enable cannot write to it",
+			cli->root);
 	check_kernel(&d);
 	check_config(&d);
 	check_enabled(&d);
@@ -386,7 +392,9 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 			return rc;
 	} else {
 		printf("\n%s\n", d.fails ? "some checks failed: see the fixes above"
-					 : "this host is ready for lrugen");
+				 : fixture ? "a read-only fixture: lrugen can read it (aging and eviction "
+					     "need a running kernel)"
+				 : "this host is ready for lrugen");
 	}
 	return d.fails ? CLI_ENV : CLI_OK;
 }

@@ -1,7 +1,11 @@
 /* cmd-enable.c - lrugen enable: turn MGLRU on (lru_gen/enabled). */
 #include "cli.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 
 #include "lru_sys.h"
 
@@ -23,6 +27,19 @@ static const char usage[] =
 static int write_enabled(struct cli *cli, const char *value, struct lru_error *err)
 {
 	return lru_sys_write_knob(cli->root, LRU_PATH_ENABLED, value, err) ? -1 : 0;
+}
+
+/* What lru_gen/enabled takes (mm/vmscan.c enabled_store): y, n or an unsigned number, base 0. */
+static bool bits_valid(const char *bits)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!strcasecmp(bits, "y") || !strcasecmp(bits, "n"))
+		return true;
+	errno = 0;
+	v = strtoull(bits, &end, 0);
+	return *bits >= '0' && *bits <= '9' && !errno && end != bits && !*end && v <= UINT32_MAX;
 }
 
 int cmd_enable(struct cli *cli, int argc, char **argv)
@@ -54,6 +71,10 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 	}
 	if (cli_no_more_args("enable", argc, argv))
 		return CLI_USAGE;
+	if (bits && !bits_valid(bits)) {
+		cli_err("enable: --bits '%s' is not y, n or a number such as 0x0007", bits);
+		return CLI_USAGE;
+	}
 	lru_error_clear(&err);
 	if (lru_sys_read_enabled(cli->root, &before, &err)) {
 		cli_err("%s: this kernel has no MGLRU (CONFIG_LRU_GEN)", err.msg);

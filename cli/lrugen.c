@@ -6,8 +6,10 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lru_suggest.h"
 
@@ -121,7 +123,8 @@ static int run(struct cli *cli, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
-	int i = 1;
+	struct stat st;
+	int i = 1, bad_root;
 
 	lru_kwrite_init(&cli.kw);
 	if (cli_set_interface(&cli, getenv(LRU_IFACE_ENV), LRU_IFACE_ENV))
@@ -158,6 +161,13 @@ int main(int argc, char **argv)
 	}
 	if (i == argc) {
 		usage(stderr);
+		return CLI_USAGE;
+	}
+	/* a wrong --root is named as such, not taken for a kernel without debugfs */
+	bad_root = !cli.root ? 0 : stat(cli.root, &st) ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+	if (bad_root) {
+		cli_err("--root '%s': %s", cli.root, bad_root == ENOENT ? "no such directory"
+			: bad_root == ENOTDIR ? "not a directory" : strerror(bad_root));
 		return CLI_USAGE;
 	}
 	return cli_finish(run(&cli, argc - i, argv + i));

@@ -422,6 +422,20 @@ enum lru_err lru_sys_swap_bytes(const char *root, uint64_t *bytes, struct lru_er
 	return LRU_OK;
 }
 
+bool lru_sys_is_fixture(const char *root)
+{
+	static const char *const probes[] = { LRU_PATH_ENABLED, "/sys" };
+	char path[4096];
+	struct statfs fs;
+
+	if (!root || !*root || !strcmp(root, "/"))
+		return false;
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (!lru_sys_path(root, probes[i], path, sizeof(path), NULL) && !statfs(path, &fs))
+			return fs.f_type != LRU_SYSFS_MAGIC;
+	return false;
+}
+
 enum lru_err lru_sys_write_knob(const char *root, const char *abs, const char *value,
 				struct lru_error *err)
 {

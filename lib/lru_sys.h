@@ -11,6 +11,7 @@
 #ifndef LRU_SYS_H
 #define LRU_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,13 @@ enum lru_err lru_sys_read_snapshot(const char *root, enum lru_source src,
  */
 enum lru_err lru_sys_write_knob(const char *root, const char *abs, const char *value,
 				struct lru_error *err);
+
+/*
+ * Whether root is a fixture tree: its lru_gen/enabled (or, without one, its
+ * /sys) exists and is not on sysfs, so nothing written there reaches a
+ * kernel. false for / and for a missing tree.
+ */
+bool lru_sys_is_fixture(const char *root);
 
 /* /sys/kernel/mm/lru_gen/enabled as a number ("0x0007" -> 7). */
 enum lru_err lru_sys_read_enabled(const char *root, unsigned *bits, struct lru_error *err);

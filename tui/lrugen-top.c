@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lru_client.h"
@@ -172,6 +173,7 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 	static const char *const groups[GROUP_NR] = { "none", "node", "host", "memcg" };
 	const char *iface = NULL, *iface_from = "--interface";
 	struct lru_error err;
+	struct stat st;
 	char *end;
 	double d;
 	long n;
@@ -248,6 +250,9 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 	}
 	if (lru_iface_mode_parse(iface, &cl->src.iface, &err))
 		die(EXIT_USAGE, "%s: %s", iface_from, err.msg);
+	if (cl->src.root && (stat(cl->src.root, &st) || !S_ISDIR(st.st_mode)))
+		die(EXIT_USAGE, "--root '%s': %s", cl->src.root,
+		    access(cl->src.root, F_OK) ? "no such directory" : "not a directory");
 	if (!!cl->src.root + !!cl->src.replay + !!cl->src.store > 1)
 		die(EXIT_USAGE, "--root, --replay and --store are exclusive: pick one source");
 	if (cl->src.memcg_glob && !cl->src.store)

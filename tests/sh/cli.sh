@@ -58,9 +58,20 @@ check_grep "show unknown memcg message" "no memcg matches '/nope'" \
 check_grep "show unknown node message" "memcg '/jobs/web' has no node 5" \
 	"$("$LRUGEN" --root "$r61" show --memcg /jobs/web --node 5 2>&1)"
 check_rc "show bad node" 2 "$LRUGEN" --root "$r61" show --node x
-check_rc "show missing root" 3 "$LRUGEN" --root "$tmp/none" show
-check_grep "missing debugfs message" "does not exist \(mount -t debugfs" \
+check_rc "a --root that does not exist: a bad command line" 2 "$LRUGEN" --root "$tmp/none" show
+check_grep "... named as such" "^lrugen: --root '$tmp/none': no such directory$" \
 	"$("$LRUGEN" --root "$tmp/none" show 2>&1)"
+check_grep "a --root that is a file: named" "^lrugen: --root '$r61/proc/mounts': not a directory$" \
+	"$("$LRUGEN" --root "$r61/proc/mounts" show 2>&1)"
+mkdir -p "$tmp/nodebug"
+check_rc "a root without debugfs: exit 3" 3 "$LRUGEN" --root "$tmp/nodebug" show
+check_grep "missing debugfs message" "does not exist \(mount -t debugfs" \
+	"$("$LRUGEN" --root "$tmp/nodebug" show 2>&1)"
+# enable checks --bits before it touches the kernel
+check_rc "enable --bits foo: exit 2" 2 "$LRUGEN" --root "$r61" enable --bits foo
+check_grep "enable --bits foo: says what it takes" "--bits 'foo' is not y, n or a number such as 0x0007" \
+	"$("$LRUGEN" --root "$r61" enable --bits foo 2>&1)"
+check_rc "enable --bits -1: exit 2" 2 "$LRUGEN" --root "$r61" enable --bits -1
 
 # malformed kernel text: one line naming the file and line, exit 1, nothing on stdout
 mkroot "$tmp/bad" 6.1
@@ -170,6 +181,10 @@ json=$("$LRUGEN" --root "$r61" doctor --json)
 check "doctor mglru warns on 6.1 with 0x0007" warn "$(jq -r '.[] | select(.check == "mglru") | .status' <<<"$json")"
 check "doctor debugfs ok" ok "$(jq -r '.[] | select(.check == "debugfs") | .status' <<<"$json")"
 check "doctor swap ok (the fixture has zram)" ok "$(jq -r '.[] | select(.check == "swap") | .status' <<<"$json")"
+check "doctor: a fixture root is named as one" info "$(jq -r '.[] | select(.check == "fixture") | .status' <<<"$json")"
+check_grep "doctor: a fixture root is not 'ready'" "^a read-only fixture: lrugen can read it" \
+	"$("$LRUGEN" --root "$r61" doctor)"
+check "doctor on / names no fixture" "" "$("$LRUGEN" doctor --json | jq -r '.[] | select(.check == "fixture") | .status')"
 # without swap: an info finding, and evict plans file pages only (the kernel
 # evicts no anon without swap)
 printf 'Filename\tType\tSize\tUsed\tPriority\n' >"$tmp/r612/proc/swaps"

@@ -249,7 +249,11 @@ check "vt100 session exits 0" 0 "$(wait_exit mono)"
 out=$(TERM=dumb "$TOP" --root "$r61" 2>&1 </dev/null)
 check "TERM=dumb exit 3" 3 "$(TERM=dumb "$TOP" --root "$r61" >/dev/null 2>&1 </dev/null; echo $?)"
 check_grep "TERM=dumb explains" "TERM is 'dumb': this terminal cannot draw a full-screen view" "$out"
-check_rc "missing root exit 3" 3 env TERM=xterm "$TOP" --root "$tmp/none"
+check_rc "a --root that does not exist: exit 2" 2 env TERM=xterm "$TOP" --root "$tmp/none"
+check_grep "... named as such" "--root '$tmp/none': no such directory" \
+	"$(TERM=xterm "$TOP" --root "$tmp/none" 2>&1)"
+mkdir -p "$tmp/nodebug"
+check_rc "a root without lru_gen: exit 3" 3 env TERM=xterm "$TOP" --root "$tmp/nodebug"
 check_rc "bad option exit 2" 2 "$TOP" --bogus
 check_rc "bad -d exit 2" 2 "$TOP" -d x
 check_rc "two sources exit 2" 2 "$TOP" --root "$r61" --replay x
