@@ -287,8 +287,9 @@ static void print_rank(json_t *doc)
 		       bound(r, "cold_bytes", w, "<", m[1]), bytes(r, "from_free_bytes", b[3]),
 		       bytes(r, "from_cold_bytes", b[4]));
 	}
-	printf("%" PRIu64 " %s can take %s (free plus memory cold at the threshold)%s\n",
-	       u64_of(doc, "candidates"), per_node ? "nodes" : "hosts", bytes(doc, "need_bytes", b[0]),
+	printf("%" PRIu64 " %s%s can take %s (free plus memory cold at the threshold)%s\n",
+	       u64_of(doc, "candidates"), per_node ? "node" : "host",
+	       u64_of(doc, "candidates") == 1 ? "" : "s", bytes(doc, "need_bytes", b[0]),
 	       u64_of(doc, "candidates") > json_array_size(rows) ? "; the best are listed" : "");
 	cli_warning_notes(warned, false, "<");
 }

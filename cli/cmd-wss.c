@@ -154,8 +154,10 @@ static void print_rows(const struct lru_snapshot *s, const struct row *rows, siz
 	       lru_fmt_bytes(total.hot[LRU_FILE], b[2], 32),
 	       lru_fmt_bytes(lru_ws_cold(&total), b[3], 32));
 	printf("\n* UNMAPPED: page cache no process maps. MGLRU tracks its reuse by tiers, not\n"
-	       "  generations, so up to %s of the cold file bytes above may be reread often.\n",
-	       lru_fmt_bytes(unmapped_cold, b[5], 32));
+	       "  generations%s", unmapped_cold ? "" : ".\n");
+	if (unmapped_cold)	/* the warning only where there is something to warn of */
+		printf(", so up to %s of the cold file bytes above may be reread often.\n",
+		       lru_fmt_bytes(unmapped_cold, b[5], 32));
 	cli_warning_notes(warned, false, "> <");
 }
 

@@ -103,6 +103,8 @@ const char *lru_fmt_duration(uint64_t ms, char *buf, size_t size)
 	else if (s < 86400)
 		snprintf(buf, size, "%lluh%02llum", (unsigned long long)(s / 3600),
 			 (unsigned long long)(s % 3600 / 60));
+	else if (s % 86400 < 3600)	/* 7d, not 7d00h */
+		snprintf(buf, size, "%llud", (unsigned long long)(s / 86400));
 	else
 		snprintf(buf, size, "%llud%02lluh", (unsigned long long)(s / 86400),
 			 (unsigned long long)(s % 86400 / 3600));

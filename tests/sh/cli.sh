@@ -104,6 +104,10 @@ json=$("$LRUGEN" --root "$tmp/r612" wss --threshold 3s --json --memcg /jobs/batc
 check "wss 6.12 batch cold" $((30727 * 4096)) "$(jq '.[] | select(.node == 1) | .cold_bytes' <<<"$json")"
 out=$("$LRUGEN" --root "$r61" wss --threshold 3s)
 check_grep "wss table" '/jobs/web +1 +38\.0 MiB' "$out"
+check "wss: no 'up to 0 B' footnote when nothing unmapped is cold" 0 \
+	"$("$LRUGEN" --root "$r61" wss | grep -c 'up to 0 B')"
+check_grep "wss: the UNMAPPED column still explained" '^\* UNMAPPED: page cache no process maps' \
+	"$("$LRUGEN" --root "$r61" wss)"
 check_rc "wss bad threshold" 2 "$LRUGEN" --root "$r61" wss --threshold 3q
 check_grep "wss bad threshold message" "unknown unit 'q'" "$("$LRUGEN" --root "$r61" wss --threshold 3q 2>&1)"
 

@@ -48,6 +48,8 @@ check_grep "rank: a warned host's offer and cold are upper bounds" \
 check_grep "rank: db-1 unmarked" '^   1 db-1 +4\.0 GiB' "$out"
 check_grep "rank: the mark explained" '^< thp_unaged: ' "$out"
 check_grep "rank: candidates" '^2 hosts can take 3\.0 GiB' "$out"
+check_grep "rank: one candidate is one host" '^1 host can take 3\.5 GiB' \
+	"$("${F[@]}" rank --need 3.5G)"
 out=$("${F[@]}" rank --need 1G --per-node --limit 1)
 check_grep "rank per node" '^   1 db-1:0 ' "$out"
 out=$("${F[@]}" cold --by memcg --memcg-glob '/jobs/*')

@@ -72,6 +72,9 @@ static void test_formatting(void **state)
 	assert_string_equal(lru_fmt_duration(120000, buf, sizeof(buf)), "2m00s");
 	assert_string_equal(lru_fmt_duration(3900000, buf, sizeof(buf)), "1h05m");
 	assert_string_equal(lru_fmt_duration(273600000, buf, sizeof(buf)), "3d04h");
+	assert_string_equal(lru_fmt_duration(7 * 86400000ull, buf, sizeof(buf)), "7d");
+	assert_string_equal(lru_fmt_duration(7 * 86400000ull + 3599999, buf, sizeof(buf)), "7d");
+	assert_string_equal(lru_fmt_duration(7 * 86400000ull + 3600000, buf, sizeof(buf)), "7d01h");
 }
 
 /* the exact form reads back as the same duration, and is the shortest */
