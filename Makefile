@@ -120,7 +120,7 @@ $(O)/tests/test_client: $(O)/tests/unit/test_client.o $(TEST_HELPER_OBJS) $(LIBA
 
 # test tools: small programs the shell tests drive (test servers, generators).
 # Their shared code, also used by bench/, lives in tests/tools/common: headers
-# (tool_die.h, snapjson.h) and synth.o, linked into whoever uses it. Tools
+# (tool_die.h) and synth.o, linked into whoever uses it. Tools
 # and benchmarks that use the store's own code (its schema, its row writer)
 # include store/ and link the store's object.
 TOOL_SRCS := $(wildcard tests/tools/*.c)

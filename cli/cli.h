@@ -86,6 +86,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv);
 int cmd_enable(struct cli *cli, int argc, char **argv);
 int cmd_cmd(struct cli *cli, int argc, char **argv);
 int cmd_fleet(struct cli *cli, int argc, char **argv);
+int cmd_dump(struct cli *cli, int argc, char **argv);
 
 /*
  * "lrugen: <message>" on stderr, the message escaped for the terminal (see

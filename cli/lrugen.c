@@ -31,6 +31,8 @@ static const struct cli_cmd commands[] = {
 	  "write raw '+'/'-' commands, checked first against a fresh read" },
 	{ "fleet", cmd_fleet, { CLI_NEED_STORE, NULL },
 	  "ask lrugen-store: hosts, cold, rank, wss, timeline, capacity" },
+	{ "dump", cmd_dump, { 0, NULL },
+	  "print a SnapshotBatch file or a collector spool as JSON" },
 };
 
 static const char usage_head[] =

@@ -5,26 +5,20 @@
  * Every snapshot is loaded at open. Frames are the distinct read times
  * (HostSnapshot.taken_at_ms, the read midpoint) in ascending order; frame k
  * shows, for each host, its latest snapshot taken at or before time k, so a
- * fleet recording steps host by host. A spool is never opened in place:
- * lru_spool_open() locks the directory (lrugend may hold it) and may repair
- * its tail, so its segment, head and seq files are copied to a private
- * temporary directory first and read from there.
+ * fleet recording steps host by host. lru_record.h reads the file or the
+ * spool (a private copy of it: lrugend may be running).
  */
 #include "source.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "lru_pb.h"
+#include "lru_record.h"
 #include "lru_sat.h"
-#include "lru_spool.h"
-#include "lru_sys.h"
 
 struct replay {
 	struct top_source base;
@@ -65,9 +59,11 @@ static enum lru_err take(struct replay *r, struct lru_snapshot *snaps, size_t n,
 	return LRU_OK;
 }
 
-static enum lru_err load_buf(struct replay *r, const uint8_t *buf, size_t len, const char *what,
+/* A recording's batch (lru_record_each): decoded, its snapshots taken. */
+static enum lru_err load_buf(void *arg, const uint8_t *buf, size_t len, const char *what,
 			     struct lru_error *err)
 {
+	struct replay *r = arg;
 	struct lru_snapshot *snaps;
 	enum lru_err rc;
 	size_t n;
@@ -80,139 +76,6 @@ static enum lru_err load_buf(struct replay *r, const uint8_t *buf, size_t len, c
 		return lru_fail(err, rc, "%s: %s", what, msg);
 	}
 	return take(r, snaps, n, err);
-}
-
-static enum lru_err load_file(struct replay *r, const char *path, struct lru_error *err)
-{
-	char *data;
-	size_t len;
-	enum lru_err rc = lru_sys_read(NULL, path, LRU_PB_MAX_MESSAGE, &data, &len, err);
-
-	if (rc)
-		return rc;
-	rc = load_buf(r, (const uint8_t *)data, len, path, err);
-	free(data);
-	return rc;
-}
-
-static bool spool_file(const char *name)
-{
-	size_t len = strlen(name);
-
-	return !strcmp(name, "head") || !strcmp(name, "seq") ||
-	       (len > 4 && !strcmp(name + len - 4, ".seg"));
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	char buf[1 << 16];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
-	ssize_t n = 0;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	close(in);
-	if (close(out) || n < 0)
-		return -1;
-	return 0;
-}
-
-/* Remove the private copy (files first, then the directory). */
-static void remove_tree(const char *dir)
-{
-	char path[LRU_PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
-static enum lru_err read_spool(struct replay *r, const char *dir, struct lru_error *err)
-{
-	struct lru_spool_opts opts = { 0 };
-	struct lru_spool_pos pos;
-	struct lru_spool_rec rec;
-	struct lru_spool *sp;
-	char what[64];
-	enum lru_err rc;
-	uint8_t *buf;
-
-	rc = lru_spool_open(dir, &opts, &sp, err);
-	if (rc)
-		return rc;
-	lru_spool_head(sp, &pos);
-	while (!(rc = lru_spool_peek(sp, &pos, &rec, err))) {
-		buf = malloc(rec.len ? rec.len : 1);
-		if (!buf) {
-			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
-			break;
-		}
-		rc = lru_spool_read(sp, &rec, buf, err);
-		if (!rc) {
-			snprintf(what, sizeof(what), "spool record seq %llu",
-				 (unsigned long long)rec.seq);
-			rc = load_buf(r, buf, rec.len, what, err);
-		}
-		free(buf);
-		if (rc)
-			break;
-		pos = rec.next;
-	}
-	lru_spool_close(sp);
-	if (rc == LRU_ENOENT) {
-		lru_error_clear(err);
-		rc = LRU_OK;
-	}
-	return rc;
-}
-
-/* Copy the spool's files into a private directory and read them from there. */
-static enum lru_err load_spool(struct replay *r, const char *dir, struct lru_error *err)
-{
-	char tmpl[] = "/tmp/lrugen-top-spool.XXXXXX", from[LRU_PATH_MAX], to[LRU_PATH_MAX];
-	struct dirent *de;
-	enum lru_err rc = LRU_OK;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return lru_fail(err, errno == ENOENT ? LRU_ENOENT : LRU_EIO,
-				"cannot read spool '%s': %s", dir, strerror(errno));
-	if (!mkdtemp(tmpl)) {
-		closedir(d);
-		return lru_fail(err, LRU_EIO, "cannot create a temporary directory: %s",
-				strerror(errno));
-	}
-	while (!rc && (de = readdir(d))) {
-		if (!spool_file(de->d_name))
-			continue;
-		snprintf(from, sizeof(from), "%s/%s", dir, de->d_name);
-		snprintf(to, sizeof(to), "%s/%s", tmpl, de->d_name);
-		if (copy_file(from, to))
-			rc = lru_fail(err, LRU_EIO, "cannot copy '%s': %s", from, strerror(errno));
-	}
-	closedir(d);
-	if (!rc)
-		rc = read_spool(r, tmpl, err);
-	remove_tree(tmpl);
-	return rc;
 }
 
 static int cmp_time(const void *a, const void *b)
@@ -341,8 +204,8 @@ enum lru_err top_source_replay_open(const struct top_source_opts *opts,
 			      strerror(errno));
 		goto fail;
 	}
-	spool = S_ISDIR(st.st_mode);
-	rc = spool ? load_spool(r, opts->replay, err) : load_file(r, opts->replay, err);
+	spool = lru_record_is_spool(opts->replay);
+	rc = lru_record_each(opts->replay, load_buf, r, NULL, err);
 	if (rc)
 		goto fail;
 	if (!r->nr_snaps) {

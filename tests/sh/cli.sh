@@ -28,6 +28,22 @@ check_rc "lrugen help: exit 0" 0 "$LRUGEN" help
 check_grep "lrugen help: lists help" "^  help +'lrugen help COMMAND'" "$("$LRUGEN" help)"
 check_rc "lrugen help nope: exit 2" 2 "$LRUGEN" help nope
 
+# dump: a SnapshotBatch file, or standard input, as JSON
+"$LRUGEN_BUILD/tests/tools/mkbatch" "$tmp/two.pb" alpha:1796000000000:"$LRUGEN_SRC/tests/fixtures/linux-6.1/lru_gen.txt" \
+	beta:1796000060000:"$LRUGEN_SRC/tests/fixtures/linux-6.12/lru_gen.txt"
+check "dump FILE: every snapshot" "alpha beta" "$("$LRUGEN" dump "$tmp/two.pb" | jq -r '[.[].host] | join(" ")')"
+check "dump FILE: the same JSON as pbdump" "$("$LRUGEN_BUILD/tests/tools/pbdump" "$tmp/two.pb" | jq -c .)" \
+	"$("$LRUGEN" dump "$tmp/two.pb" | jq -c .)"
+check "dump -: standard input" "alpha beta" "$("$LRUGEN" dump - <"$tmp/two.pb" | jq -r '[.[].host] | join(" ")')"
+check_grep "dump --summary: a line a snapshot, taken in UTC" '^beta +1 +2026-11-30 00:54:[0-9]{2} +8 +4 +252\.8 MiB$' \
+	"$("$LRUGEN" dump --summary "$tmp/two.pb")"
+check_rc "dump of a missing file: exit 2" 2 "$LRUGEN" dump "$tmp/nope.pb"
+head -c 9 "$tmp/two.pb" >"$tmp/cut.pb"
+check_rc "dump of a cut file: exit 1" 1 "$LRUGEN" dump "$tmp/cut.pb"
+check_grep "dump of a cut file: named" "^lrugen: dump: $tmp/cut.pb: " "$("$LRUGEN" dump "$tmp/cut.pb" 2>&1)"
+check_rc "dump without a file: exit 2" 2 "$LRUGEN" dump
+check_rc "dump -h" 0 "$LRUGEN" dump -h
+
 # show
 out=$("$LRUGEN" --root "$r61" show)
 check_grep "show tree-indents memcgs" '^    web +0 +3 ' "$out"

@@ -196,6 +196,12 @@ json=$("$PBDUMP" --spool "$tmp/dspool" 2>"$tmp/dump.err")
 check "every snapshot intact in the spool" "$(taken_seqs "$tmp/d.log" | tr '\n' ' ')" \
 	"$(jq -r '.[].seq' <<<"$json" | tr '\n' ' ')"
 check "reloaded include applied" "/jobs /jobs/job00002" "$(jq -r '[.[1].lruvecs[].memcg] | join(" ")' <<<"$json")"
+check "lrugen dump DIR: the spool, as pbdump reads it" "$(jq -c . <<<"$json")" \
+	"$("$LRUGEN" dump "$tmp/dspool" 2>/dev/null | jq -c .)"
+check_grep "lrugen dump DIR: the spool's counters on stderr" "^lrugen: dump: spool '$tmp/dspool': [0-9]+ records, " \
+	"$("$LRUGEN" dump "$tmp/dspool" 2>&1 >/dev/null)"
+check "lrugen dump --summary DIR: a line a snapshot" "$(jq length <<<"$json")" \
+	"$("$LRUGEN" dump --summary "$tmp/dspool" 2>/dev/null | tail -n +2 | wc -l)"
 # same generation, two ticks: births differ only by the write-to-read delays
 # of the two versions of the file (tick 1: mid1 - w0; tick 2: mid2 - t1)
 d=$(jq --argjson w0 "$w0" --argjson t1 "$t1" '.[0] as $a | .[1] as $b

@@ -45,7 +45,7 @@
 #include <zlib.h>
 
 #include "lru_pb.h"
-#include "snapjson.h"
+#include "lru_snapjson.h"
 
 #define BODY_MAX (64u << 20)
 
@@ -227,7 +227,7 @@ static unsigned ingest(const char *body, size_t len, char *msg, size_t size, lon
 		acc++;
 		fprintf(db, "%s\n", key);
 		if (dump) {
-			json_t *j = snapjson(&snaps[i]);
+			json_t *j = lru_snapshot_json(&snaps[i]);
 
 			json_dumpf(j, dump, JSON_COMPACT);
 			fputc('\n', dump);

@@ -1,21 +1,15 @@
 /*
- * snapjson.h - a decoded snapshot as JSON, for the test tools (header-only:
- * every tool is built from its own .c file).
- *
- *	{"host", "boot_id", "seq", "kernel", "taken_at_ms", "read_start_ms",
- *	 "read_end_ms", "birth_error_ms", "page_size", "source", "enabled",
- *	 "duplicates_dropped", "warnings", "aging": {...}, "nodes": [...],
- *	 "lruvecs": [{"memcg", "memcg_id", "memcg_inode", "node", "warnings",
- *	              "generations": [{"seq", "age_ms", "birth_ms", "anon_pages",
- *	                               "file_pages", "tiers"}]}],
- *	 "memcg_stats": [{"memcg", "memcg_inode", "anon_bytes", ...}]}
+ * lru_snapjson.c - a decoded snapshot as JSON (lru_snapjson.h).
  */
-#ifndef SNAPJSON_H
-#define SNAPJSON_H
+#include "lru_snapjson.h"
 
-#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
 
-#include "lru_model.h"
+#include "lru_buf.h"
+#include "lru_esc.h"
+#include "lru_pb.h"
+#include "lru_record.h"
 #include "lru_warn.h"
 
 /* Warning codes of mask as a JSON array (lru_warn.h). */
@@ -33,9 +27,21 @@ static json_t *snapjson_warnings(uint32_t mask, bool host)
 	return arr;
 }
 
+/* A kernel string as JSON: as it is when UTF-8, else its LRU_ESC_UTF8 form (as the wire has it). */
 static json_t *snapjson_str(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	struct lru_buf b;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	if (lru_utf8_valid(s, strlen(s)))
+		return json_string(s);
+	lru_buf_init(&b);
+	j = lru_esc_buf(&b, s, strlen(s), LRU_ESC_UTF8, NULL) || lru_buf_append(&b, "", 1, NULL)
+	    ? json_null() : json_string((const char *)b.data);
+	lru_buf_release(&b);
+	return j;
 }
 
 static json_t *snapjson_gen(const struct lru_lruvec *lv, unsigned g)
@@ -52,7 +58,7 @@ static json_t *snapjson_gen(const struct lru_lruvec *lv, unsigned g)
 	return o;
 }
 
-static json_t *snapjson(const struct lru_snapshot *s)
+json_t *lru_snapshot_json(const struct lru_snapshot *s)
 {
 	const struct lru_aging *a = &s->host.aging;
 	json_t *o = json_object(), *aging = json_object(), *nodes = json_array();
@@ -92,7 +98,7 @@ static json_t *snapjson(const struct lru_snapshot *s)
 		const struct lru_memcg *m = &s->memcgs[lv->memcg];
 		json_t *l = json_object(), *gens = json_array();
 
-		json_object_set_new(l, "memcg", json_string(m->path));
+		json_object_set_new(l, "memcg", snapjson_str(m->path));
 		json_object_set_new(l, "memcg_id", json_integer((json_int_t)m->id));
 		json_object_set_new(l, "memcg_inode", json_integer((json_int_t)m->ino));
 		json_object_set_new(l, "node", json_integer(lv->node));
@@ -110,7 +116,7 @@ static json_t *snapjson(const struct lru_snapshot *s)
 		if (!m->has_stats)
 			continue;
 		st = json_object();
-		json_object_set_new(st, "memcg", json_string(m->path));
+		json_object_set_new(st, "memcg", snapjson_str(m->path));
 		json_object_set_new(st, "memcg_inode", json_integer((json_int_t)m->ino));
 		json_object_set_new(st, "anon_bytes", json_integer((json_int_t)m->stats.anon_bytes));
 		json_object_set_new(st, "file_bytes", json_integer((json_int_t)m->stats.file_bytes));
@@ -125,4 +131,44 @@ static json_t *snapjson(const struct lru_snapshot *s)
 	return o;
 }
 
-#endif
+
+/* One batch of a recording onto the array (lru_record_fn). */
+static enum lru_err add_batch(void *arg, const uint8_t *buf, size_t len, const char *what,
+			      struct lru_error *err)
+{
+	struct lru_snapshot *snaps = NULL;
+	json_t *arr = arg;
+	enum lru_err rc;
+	size_t n = 0;
+
+	rc = lru_pb_decode_batch(buf, len, &snaps, &n, err);
+	if (rc) {
+		char msg[LRU_ERRMSG_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
+		return lru_fail(err, rc, "%s: %s", what, msg);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		if (json_array_append_new(arr, lru_snapshot_json(&snaps[i])))
+			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+	lru_pb_free_snapshots(snaps, n);
+	return rc;
+}
+
+enum lru_err lru_record_json(const char *path, json_t **out, struct lru_spool_stats *stats,
+			     struct lru_error *err)
+{
+	json_t *arr = json_array();
+	enum lru_err rc;
+
+	*out = NULL;
+	if (!arr)
+		return lru_fail(err, LRU_ENOMEM, "out of memory");
+	rc = lru_record_each(path, add_batch, arr, stats, err);
+	if (rc) {
+		json_decref(arr);
+		return rc;
+	}
+	*out = arr;
+	return LRU_OK;
+}
