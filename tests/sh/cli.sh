@@ -6,6 +6,13 @@ mkroot "$tmp/r61" 6.1
 mkroot "$tmp/r612" 6.12
 r61=$tmp/r61
 
+# scripts/fixture-root: the tree every test uses, for users too
+check_rc "fixture-root: an unknown kernel is exit 2" 2 "$LRUGEN_SRC/scripts/fixture-root" "$tmp/fr" 5.4
+check_rc "fixture-root: a non-empty directory is exit 2" 2 "$LRUGEN_SRC/scripts/fixture-root" "$r61" 6.1
+check_grep "fixture-root --help: an example" "^example: scripts/fixture-root " "$("$LRUGEN_SRC/scripts/fixture-root" --help)"
+check "fixture-root: lrugen reads its host and kernel" "fixture-6.1 6.1.0-57-amd64" \
+	"$("$LRUGEN" --root "$r61" show --json | jq -r '"\(.host) \(.kernel)"')"
+
 # help and usage
 out=$("$LRUGEN" --help)
 check_grep "help lists commands" 'show .*generations' "$out"
