@@ -37,7 +37,7 @@ static int summary(const json_t *arr)
 	size_t i;
 	json_t *s;
 
-	printf("%-24s %10s  %-23s %7s %7s %12s\n", "HOST", "SEQ", "TAKEN (UTC)", "LRUVECS", "MEMCGS",
+	printf("%-24s %13s  %-23s %7s %7s %12s\n", "HOST", "SEQ", "TAKEN (UTC)", "LRUVECS", "MEMCGS",
 	       "IN GENS");
 	json_array_foreach(arr, i, s) {
 		uint64_t page = (uint64_t)json_integer_value(json_object_get(s, "page_size"));
@@ -64,7 +64,7 @@ static int summary(const json_t *arr)
 		}
 		if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
 			snprintf(when, sizeof(when), "%" PRId64, taken);
-		printf("%-24s %10" PRId64 "  %-23s %7zu %7" PRIu64 " %12s\n",
+		printf("%-24s %13" PRId64 "  %-23s %7zu %7" PRIu64 " %12s\n",
 		       host ? cli_esc(host) : "(none)",
 		       (int64_t)json_integer_value(json_object_get(s, "seq")),
 		       when, json_array_size(lvs), memcgs, lru_fmt_bytes(bytes, b, sizeof(b)));

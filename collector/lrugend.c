@@ -237,7 +237,7 @@ static void note_spool(void *arg, enum lru_spool_note kind, const char *msg)
 	log_msg(kind == LRU_SPOOL_NOTE_INFO ? LOG_LV_INFO : LOG_LV_WARN, "%s", msg);
 }
 
-static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out)
+static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out, bool optional)
 {
 	struct lru_spool_opts o = {
 		.max_bytes = d->cfg.spool_max_bytes,
@@ -249,7 +249,10 @@ static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out)
 
 	lru_error_clear(&err);
 	if (lru_spool_open(dir, &o, out, &err)) {
-		log_error("%s", err.msg);
+		if (optional)	/* --output: the spool only numbers the snapshot */
+			log_info("%s: the snapshot's seq is this clock's ms instead", err.msg);
+		else
+			log_error("%s", err.msg);
 		return -1;
 	}
 	lru_spool_stats(*out, &st);
@@ -316,6 +319,8 @@ static int keep_snapshot(struct daemon *d, struct lru_snapshot *snap)
 		d->stats.spool_errors_total++;
 		return -1;
 	}
+	if (!d->spool && d->output)	/* as a new spool starts: from the clock */
+		snap->host.seq = (uint64_t)lru_now_ms();
 	if (lru_pb_encode_batch(&one, 1, &buf, &len, &err)) {
 		log_error("cannot encode snapshot seq %" PRIu64 ": %s", snap->host.seq, err.msg);
 		return -1;
@@ -425,7 +430,7 @@ static void reload(struct daemon *d)
 	if (strcmp(nc.spool, d->cfg.spool) || (nc.store[0] && !d->spool)) {
 		struct lru_spool *sp = NULL;
 
-		if (nc.spool[0] && open_spool(d, nc.spool, &sp)) {
+		if (nc.spool[0] && open_spool(d, nc.spool, &sp, false)) {
 			log_error("reload: keeping spool '%s'", d->cfg.spool);
 			free(nc.spool);
 			nc.spool = strdup(d->cfg.spool);
@@ -605,7 +610,10 @@ int main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 
 	d.jitter_ms = host_phase(&d.cfg);
-	if ((d.cfg.store[0] || d.output) && open_spool(&d, d.cfg.spool, &d.spool)) {
+	/* --output needs no spool: without one (not root, a fresh machine) seq is the clock */
+	if (d.output)
+		open_spool(&d, d.cfg.spool, &d.spool, true);
+	else if (d.cfg.store[0] && open_spool(&d, d.cfg.spool, &d.spool, false)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -622,8 +630,9 @@ int main(int argc, char **argv)
 	}
 	if (d.once) {
 		rc = tick(&d) ? EXIT_FAIL : EXIT_OK;
+		/* a send that failed is exit 1: the snapshot waits in the spool */
 		if (!rc && d.ship && !d.output)
-			drain(&d, lru_now_ms() + (int64_t)d.cfg.timeout_ms);
+			rc = drain(&d, lru_now_ms() + (int64_t)d.cfg.timeout_ms);
 		goto out;
 	}
 	log_info("lrugend " LRUGEN_VERSION " running: interval %s (phase %s), store %s, metrics %s",

@@ -209,7 +209,9 @@ enum lru_err top_source_replay_open(const struct top_source_opts *opts,
 	if (rc)
 		goto fail;
 	if (!r->nr_snaps) {
-		rc = lru_fail(err, LRU_ENOENT, "'%s' holds no snapshots", opts->replay);
+		rc = lru_fail(err, LRU_ENOENT, "'%s' holds no snapshots%s", opts->replay,
+			      spool ? ": a spool keeps only what the store has not acknowledged "
+				      "yet (to record, run lrugend --once --output FILE)" : "");
 		goto fail;
 	}
 	rc = build_frames(r, err);

@@ -134,6 +134,18 @@ check_rc "aging skipped, not fatal" 0 once e
 check_grep "aging skip line" "aging skipped: '.*lru_gen' is a regular file" "$(cat "$tmp/once.log")"
 check "aging reported off when it cannot happen" false "$(jq '.[0].aging.enabled' "$tmp/e.json")"
 
+# --output needs no spool directory (not root, a fresh machine): seq comes from the clock
+t0=$(date +%s%3N)
+check_rc "--output without a spool directory" 0 "$LRUGEND" --root "$r61" --no-age \
+	--spool "$tmp/no/such/dir" --output "$tmp/nospool.pb"
+check "... its snapshot's seq is the clock's" 1 \
+	"$("$PBDUMP" "$tmp/nospool.pb" | jq --argjson t0 "$t0" '.[0].seq >= $t0 and .[0].seq < $t0 + 60000 | if . then 1 else 0 end')"
+check "... and no spool was made" 1 "$([ -e "$tmp/no" ] && echo 0 || echo 1)"
+# --once whose send fails: exit 1, the snapshot waits in the spool
+check_rc "--once, store unreachable: exit 1" 1 "$LRUGEND" --root "$r61" --no-age --spool "$tmp/oncespool" \
+	--store http://127.0.0.1:1 --timeout 2s
+check "... the snapshot waits in the spool" 1 "$("$PBDUMP" --spool "$tmp/oncespool" 2>/dev/null | jq length)"
+
 # --- filters --------------------------------------------------------------------------
 once f --no-age --include '/jobs/*'
 check "include glob" "/jobs/web /jobs/batch" "$(jq -r '[.[0].lruvecs[].memcg] | unique_by(.) | join(" ")' "$tmp/f.json" | tr ' ' '\n' | sort -r | tr '\n' ' ' | sed 's/ $//')"

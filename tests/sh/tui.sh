@@ -474,6 +474,10 @@ keys sp q
 wait_exit sp >/dev/null
 check "the spool is left alone (no lock taken)" "" "$(ls "$tmp/spool" | grep -v -e '\.seg$' -e '^head$' -e '^seq$' -e '^lock$')"
 check_rc "replay of garbage exits 1" 1 env TERM=xterm "$TOP" --replay "$r61/proc/mounts"
+mkdir -p "$tmp/emptyspool"
+check_grep "replay of a spool with nothing unacknowledged: says why it is empty" \
+	"holds no snapshots: a spool keeps only what the store has not acknowledged yet" \
+	"$(TERM=xterm "$TOP" --replay "$tmp/emptyspool" 2>&1)"
 
 # a recorded snapshot carries its warnings (set by lrugend, in the protobuf)
 "$FLEETSIM" build >"$tmp/warned.pb" <<'EOF'
