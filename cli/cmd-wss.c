@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lru_sys.h"
 #include "lru_units.h"
@@ -219,10 +220,29 @@ static int wss_options(struct cli *cli, int argc, char **argv, struct wss_opts *
 	return cli_no_more_args("wss", argc, argv) ? CLI_USAGE : -1;
 }
 
+/* Sleep ms; on a terminal, the time left on one line of stderr, updated each second. */
+static void wait_with_progress(uint64_t ms)
+{
+	bool tty = isatty(STDERR_FILENO);
+	char b[32];
+
+	while (ms) {
+		uint64_t step = tty && ms > 1000 ? (ms % 1000 ? ms % 1000 : 1000) : ms;
+		struct timespec ts = { (time_t)(step / 1000), (long)(step % 1000) * 1000000 };
+
+		if (tty)
+			fprintf(stderr, "\rlrugen: waiting, %s left   ", lru_fmt_duration(ms, b, sizeof(b)));
+		while (nanosleep(&ts, &ts))
+			;
+		ms -= step;
+	}
+	if (tty)
+		fputs("\r\033[K", stderr);	/* the line cleared for what follows */
+}
+
 /* --age-first: age every selected lruvec, wait the interval, age again. */
 static int age_first(struct cli *cli, const struct wss_opts *o)
 {
-	struct timespec ts = { (time_t)(o->age_first / 1000), (long)(o->age_first % 1000) * 1000000 };
 	char b[32];
 	int rc;
 
@@ -235,8 +255,7 @@ static int age_first(struct cli *cli, const struct wss_opts *o)
 	rc = cli_age(cli, &o->sel, true, true, true, NULL);
 	if (rc)
 		return rc;
-	while (nanosleep(&ts, &ts))
-		;
+	wait_with_progress(o->age_first);
 	return cli_age(cli, &o->sel, true, true, true, NULL);
 }
 

@@ -898,7 +898,7 @@ static void draw_help(struct top *t)
 		"from its birth to the birth of s+1 (when its pages were last referenced).",
 		t->utf8 ? "Shade = size (log scale): \u2591 \u2592 \u2593 \u2588 largest on screen"
 			: "Shade = size (log scale): . : + # largest on screen",
-		"Colour: hot (young) or cold (idle longer than T, strict).",
+		NULL,	/* the colour key, drawn in the colours it names */
 		t->utf8 ? "\u250a marks now - T, \u2502 is now." : "| marks now - T and now.",
 		"! before HOT: the row's figures are bounds (hot at least, cold at most);",
 		"the status bar and Enter say why.",
@@ -908,14 +908,22 @@ static void draw_help(struct top *t)
 	if (!w)
 		return;
 	wattrset(w, t->attr[CLR_HEADER] | A_BOLD);
-	mvwaddstr(w, 0, 1, "lrugen-top " LRUGEN_VERSION " - keys (j k scroll, any other key returns)");
+	mvwaddstr(w, 0, 1, "lrugen-top " LRUGEN_VERSION " - keys (j k scroll, q or any other key returns)");
 	for (i = (size_t)t->help_top; i < n && y < t->g.lines - 2; i++) {
 		wmove(w, y++, 2);
 		putn(w, t->attr[CLR_DEFAULT], lines[i], t->g.cols - 3);
 	}
 	for (i = 0; i < sizeof(legend) / sizeof(legend[0]) && y < t->g.lines - 2; i++) {
 		wmove(w, y++, 2);
-		putn(w, t->attr[CLR_DEFAULT], legend[i], t->g.cols - 3);
+		if (legend[i]) {
+			putn(w, t->attr[CLR_DEFAULT], legend[i], t->g.cols - 3);
+			continue;
+		}
+		put(w, t->attr[CLR_DEFAULT], "Colour: ");
+		put(w, t->attr[CLR_HOT], t->colors ? "red = hot" : "bold = hot");
+		put(w, t->attr[CLR_DEFAULT], " (young), ");
+		put(w, t->attr[CLR_COLD], t->colors ? "blue = cold" : "plain = cold");
+		put(w, t->attr[CLR_DEFAULT], " (idle longer than T, strict).");
 	}
 	wnoutrefresh(w);
 	delwin(w);

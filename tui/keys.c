@@ -346,8 +346,8 @@ static unsigned modal(struct top *t, int ch)
 			t->help_top--;
 			return TOP_DRAW_ALL;
 		}
-		t->mode = MODE_MAIN;
-		return ch == 'q' ? TOP_QUIT : TOP_DRAW_ALL;
+		t->mode = MODE_MAIN;	/* q too: it closes the help, as in htop and less */
+		return TOP_DRAW_ALL;
 	case MODE_FILTER:
 		if (ch == KEY_ESC) {
 			t->mode = MODE_MAIN;

@@ -186,6 +186,11 @@ expect main "help screen" "lrugen-top .* keys"
 expect main "help lists bindings from the table" "> \. +sort by the next column"
 keys main j j j j j j j j j j j j j j j
 expect main "help, scrolled: the warning mark explained" "! before HOT: the row's figures are bounds"
+expect main "help: which colour is hot and which cold" "Colour: (red|bold) = hot \(young\), (blue|plain) = cold"
+keys main q
+expect_gone main "q leaves help (and does not quit)" "keys \(j k scroll"
+keys main '?'
+expect main "help again" "lrugen-top .* keys"
 keys main x
 expect_gone main "any key leaves help" "keys \(j k scroll"
 expect main "the list is back" "^      web +1 +120M"
