@@ -38,6 +38,9 @@ send_failed() {
 }
 wait_for "the failed send is on /metrics" 5 send_failed
 m=$(scrape "$mport")
+for name in $(grep -oE '\blrugend_[a-z_]+' "$LRUGEN_SRC/contrib/prometheus/lrugen.rules.yml" | sort -u); do
+	check_grep "contrib/prometheus rules name an exported metric: $name" "^# TYPE $name " "$m"
+done
 
 if [ -n "$PROMTOOL" ]; then
 	out=$(promtool check metrics <<<"$m" 2>&1)

@@ -368,6 +368,15 @@ if command -v promtool >/dev/null; then
 else
 	fail "promtool not installed (scripts/install-deps installs prometheus)"
 fi
+# contrib/prometheus: the rules check, their unit tests pass, and every store metric
+# they name is one this store exports (lrugend's: tests/sh/collector_metrics.sh)
+rules=$LRUGEN_SRC/contrib/prometheus/lrugen.rules.yml
+check_rc "promtool check rules contrib/prometheus" 0 promtool check rules "$rules"
+check_rc "promtool test rules: each alert fires where it should, only there" 0 \
+	promtool test rules "${rules%.yml}.test.yml"
+for name in $(grep -oE '\blrugen_store_[a-z_]+' "$rules" | sort -u); do
+	check_grep "rules name an exported metric: $name" "^# TYPE $name " "$metrics"
+done
 check_grep "metrics: accepted" 'lrugen_store_snapshots_total\{result="accepted"\} 6' "$metrics"
 check_grep "metrics: rejects" 'lrugen_store_ingest_rejected_total\{reason="forbidden"\} [1-9]' "$metrics"
 check_grep "metrics: latency" 'lrugen_store_request_seconds_count\{route="ingest"\} [0-9]' "$metrics"
