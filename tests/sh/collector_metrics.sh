@@ -41,6 +41,10 @@ m=$(scrape "$mport")
 for name in $(grep -oE '\blrugend_[a-z_]+' "$LRUGEN_SRC/contrib/prometheus/lrugen.rules.yml" | sort -u); do
 	check_grep "contrib/prometheus rules name an exported metric: $name" "^# TYPE $name " "$m"
 done
+for name in $(jq -r '.. | .expr? // empty' "$LRUGEN_SRC/contrib/grafana/lrugen-fleet.json" |
+	grep -oE '\blrugend?_[a-z_]+' | grep -v '^lrugen_store_' | sort -u); do
+	check_grep "contrib/grafana names an exported metric: $name" "^# TYPE $name " "$m"
+done
 
 if [ -n "$PROMTOOL" ]; then
 	out=$(promtool check metrics <<<"$m" 2>&1)

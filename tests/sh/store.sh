@@ -377,6 +377,20 @@ check_rc "promtool test rules: each alert fires where it should, only there" 0 \
 for name in $(grep -oE '\blrugen_store_[a-z_]+' "$rules" | sort -u); do
 	check_grep "rules name an exported metric: $name" "^# TYPE $name " "$metrics"
 done
+# contrib/grafana: every query parses (as a recording rule, with the dashboard's
+# variables set), every store metric it names is exported
+dash=$LRUGEN_SRC/contrib/grafana/lrugen-fleet.json
+{
+	echo "groups: [{name: dashboard, rules: ["
+	jq -r '[.. | .expr? // empty] | to_entries[] | "{record: \"dashboard:q\(.key)\", expr: \(.value | gsub("\\$T"; "120") | gsub("\\$memcg"; ".*") | tojson)},"' "$dash"
+	echo "]}]"
+} >"$tmp/dash.rules.yml"
+check_rc "contrib/grafana: every query is valid PromQL" 0 promtool check rules "$tmp/dash.rules.yml"
+check "contrib/grafana: queries checked" "$(jq '[.. | .expr? // empty] | length' "$dash")" \
+	"$(grep -c 'record: ' "$tmp/dash.rules.yml")"
+for name in $(jq -r '.. | .expr? // empty' "$dash" | grep -oE '\blrugen_store_[a-z_]+' | sed -E 's/_(bucket|sum|count)$//' | sort -u); do
+	check_grep "the dashboard names an exported metric: $name" "^# TYPE $name " "$metrics"
+done
 check_grep "metrics: accepted" 'lrugen_store_snapshots_total\{result="accepted"\} 6' "$metrics"
 check_grep "metrics: rejects" 'lrugen_store_ingest_rejected_total\{reason="forbidden"\} [1-9]' "$metrics"
 check_grep "metrics: latency" 'lrugen_store_request_seconds_count\{route="ingest"\} [0-9]' "$metrics"
