@@ -505,12 +505,23 @@ static int report(struct cli *cli, const struct target *targets, size_t n, uint6
 	return failed ? CLI_FAIL : rc;
 }
 
+/* Whether the kernel takes swappiness 'max' (lru_kwrite.h): debugfs of Linux 6.16 and later. */
+static bool takes_max(const struct lru_snapshot *s)
+{
+	int major = 0, minor = 0;
+
+	if (s->source == LRU_SRC_CGROUP || !s->host.kernel ||
+	    sscanf(s->host.kernel, "%d.%d", &major, &minor) != 2)
+		return s->source != LRU_SRC_CGROUP && !s->host.kernel;	/* unknown: let it try */
+	return major > 6 || (major == 6 && minor >= 16);
+}
+
 int cmd_evict(struct cli *cli, int argc, char **argv)
 {
 	struct evict_opts o = { 0 };
 	struct lru_snapshot s;
 	struct target *targets = NULL;
-	uint64_t page;
+	uint64_t page, swap;
 	size_t n = 0, i;
 	int rc = evict_options(cli, argc, argv, &o);
 
@@ -520,16 +531,23 @@ int cmd_evict(struct cli *cli, int argc, char **argv)
 	if (rc)
 		goto out;
 	page = s.page_size;
-	if (o.swappiness < 0) {
-		uint64_t swap;
-
-		/* the kernel evicts no anon without swap: do not ask for it */
-		if (!lru_sys_swap_bytes(cli->root, &swap, NULL) && !swap) {
-			o.swappiness = 0;
-			if (!cli->json)
-				printf("no swap: file pages only (--swappiness to choose)\n");
+	/* the kernel evicts no anon without swap: neither ask for it nor count it */
+	if (o.swappiness != 0 && !lru_sys_swap_bytes(cli->root, &swap, NULL) && !swap) {
+		if (o.swappiness == LRU_SWAPPINESS_MAX) {
+			cli_err("evict: --swappiness max evicts anon pages only, and this host has "
+				"no swap: nothing could be evicted (add swap, or choose 0)");
+			rc = CLI_ENV;
+			goto out;
 		}
+		if (!cli->json)
+			printf("no swap: file pages only, anon pages cannot be evicted%s\n",
+			       o.swappiness > 0 ? " (--swappiness ignored)" : "");
+		o.swappiness = 0;
 	}
+	if (o.swappiness == LRU_SWAPPINESS_MAX && !takes_max(&s))
+		cli_warn("--swappiness max: this kernel (%s, %s) answers EINVAL to it: Linux 6.16 "
+			 "and later take it through debugfs", s.host.kernel ? s.host.kernel : "?",
+			 s.source == LRU_SRC_CGROUP ? "memory.lru_gen" : "debugfs");
 	targets = calloc(s.nr_lruvecs ? s.nr_lruvecs : 1, sizeof(*targets));
 	if (!targets) {
 		cli_err("out of memory");

@@ -166,6 +166,12 @@ check "evict --swappiness max writes the word" "- 3 1 4 max" \
 check "evict --swappiness max with a cap" "- 3 1 4 max 256" \
 	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s --swappiness max \
 		--max-bytes 1M --dry-run --json | jq -r '.[0].command')"
+check_grep "evict --swappiness max on 6.1: warned, the kernel answers EINVAL" \
+	"warning: --swappiness max: this kernel \(6\.1\.0-57-amd64, debugfs\) answers EINVAL" \
+	"$("$LRUGEN" --root "$r61" evict --memcg /jobs/web --node 1 --older-than 3s --swappiness max --dry-run 2>&1)"
+check "evict --swappiness max on 7.3: no warning" 0 \
+	"$("$LRUGEN" --root "$tmp/r73" evict --memcg /jobs/web --older-than 3s --swappiness max --dry-run 2>&1 |
+		grep -c 'answers EINVAL')"
 out=$("$LRUGEN" evict -h)
 check_grep "evict -h teaches moved pages" "moved +now in a younger generation" "$out"
 check_grep "evict -h teaches left pages" "left +still in generations <= SEQ" "$out"
@@ -219,6 +225,13 @@ check "doctor swap info without swap" info \
 	"$("$LRUGEN" --root "$tmp/r612" doctor --json | jq -r '.[] | select(.check == "swap") | .status')"
 check_grep "evict without swap: file pages only" "no swap: file pages only" \
 	"$("$LRUGEN" --root "$tmp/r612" evict --memcg /jobs/web --older-than 3s --dry-run 2>&1)"
+check "evict --swappiness 100 without swap: counts and asks file pages only" "0 0" \
+	"$("$LRUGEN" --root "$tmp/r612" evict --memcg /jobs/web --older-than 3s --swappiness 100 --dry-run --json |
+		jq -r '[([.[].command | select(.) | split(" ")[4] | tonumber] | max // 0), ([.[].anon_bytes // 0] | add // 0)] | join(" ")')"
+check_grep "... and says so" "no swap: file pages only, anon pages cannot be evicted \(--swappiness ignored\)" \
+	"$("$LRUGEN" --root "$tmp/r612" evict --memcg /jobs/web --older-than 3s --swappiness 100 --dry-run 2>&1)"
+check_rc "evict --swappiness max without swap: nothing could be evicted, exit 3" 3 \
+	"$LRUGEN" --root "$tmp/r612" evict --memcg /jobs/web --older-than 3s --swappiness max --dry-run
 check "doctor 6.12 mglru ok" ok \
 	"$("$LRUGEN" --root "$tmp/r612" doctor --json | jq -r '.[] | select(.check == "mglru") | .status')"
 echo 0x0000 >"$tmp/r612/sys/kernel/mm/lru_gen/enabled"
