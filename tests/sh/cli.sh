@@ -28,6 +28,16 @@ check_grep "unknown command message" "^lrugen: 'frobnicate' is not a command" "$
 check_grep "a mistyped command: did you mean" "^lrugen: 'shw' is not a command; did you mean 'show'\?" \
 	"$("$LRUGEN" shw 2>&1)"
 check_rc "a mistyped command: exit 2" 2 "$LRUGEN" evcit
+# age --dry-run: the commands, nothing written (a fixture root would refuse a write)
+check_grep "age --dry-run: the command of each lruvec" "^/jobs/web node 1: would write '\+ 3 1 [0-9]+ 1 1' \(max_seq " \
+	"$("$LRUGEN" --root "$r61" age --dry-run)"
+check "age --dry-run --json: one object a lruvec" "$("$LRUGEN" --root "$r61" show --json | jq '.lruvecs | length')" \
+	"$("$LRUGEN" --root "$r61" age --dry-run --json | jq length)"
+check "age --dry-run --no-swap: can_swap 0" "+ 3 1" \
+	"$("$LRUGEN" --root "$r61" age --dry-run --json --no-swap --memcg /jobs/web --node 1 | jq -r '.[0].command' | cut -d' ' -f1-3)"
+check "age --dry-run --no-swap: the 0 written" 0 \
+	"$("$LRUGEN" --root "$r61" age --dry-run --json --no-swap --memcg /jobs/web --node 1 | jq -r '.[0].command' | cut -d' ' -f5)"
+check_rc "age --dry-run of no memcg: exit 2" 2 "$LRUGEN" --root "$r61" age --dry-run --memcg /nope
 check_grep "a mistyped fleet command: did you mean" "fleet: 'rnak' is not a command; did you mean 'rank'\?" \
 	"$("$LRUGEN" fleet rnak 2>&1)"
 check "lrugen help CMD: the command's help" "$("$LRUGEN" evict --help)" "$("$LRUGEN" help evict)"
