@@ -10,7 +10,7 @@
 #include "lru_sys.h"
 
 static const char usage[] =
-	"usage: lrugen enable [--bits N] [--json]\n"
+	"usage: lrugen enable [--bits N] [--keep-damon] [--dry-run] [--json]\n"
 	"\n"
 	"Turn MGLRU on by writing /sys/kernel/mm/lru_gen/enabled. Without --bits it\n"
 	"writes 'y' and then, on kernels before 6.12, clears 0x0004 (non-leaf PMD\n"
@@ -22,11 +22,36 @@ static const char usage[] =
 	"doctor'), unless --keep-damon.\n"
 	"\n"
 	"  --bits N      write exactly N (e.g. 0x0007, 3, or n to turn MGLRU off)\n"
-	"  --keep-damon  leave damon_stat running\n";
+	"  --keep-damon  leave damon_stat running\n"
+	"  --dry-run     print what would be written, write nothing\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen enable --dry-run      # what it would write on this kernel\n"
+	"  lrugen enable                # on, and accurate for telemetry\n"
+	"  lrugen enable --bits n       # off again\n";
 
 static int write_enabled(struct cli *cli, const char *value, struct lru_error *err)
 {
 	return lru_sys_write_knob(cli->root, LRU_PATH_ENABLED, value, err) ? -1 : 0;
+}
+
+/* --dry-run: the writes planned (in order), nothing written. */
+static int dry_run(struct cli *cli, unsigned before, const char *const *writes, size_t n)
+{
+	if (cli->json) {
+		json_t *o = json_object(), *arr = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, json_string(writes[i]));
+		json_object_set_new(o, "before", json_integer(before));
+		json_object_set_new(o, "would_write", arr);
+		return cli_json_out(o);
+	}
+	if (!n)
+		printf("MGLRU is on (lru_gen/enabled 0x%04x): nothing to write\n", before);
+	for (size_t i = 0; i < n; i++)
+		printf("would write '%s' to %s (now 0x%04x)\n", writes[i], LRU_PATH_ENABLED, before);
+	return CLI_OK;
 }
 
 /* What lru_gen/enabled takes (mm/vmscan.c enabled_store): y, n or an unsigned number, base 0. */
@@ -47,10 +72,12 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "bits", required_argument, NULL, 'b' },
 		{ "keep-damon", no_argument, NULL, 'K' },
+		{ "dry-run", no_argument, NULL, 'd' },
 		CLI_COMMON_OPTS,
 	};
-	const char *bits = NULL;
-	bool keep_damon = false;
+	const char *bits = NULL, *writes[2];
+	size_t nr_writes = 0;
+	bool keep_damon = false, dry = false;
 	struct lru_error err;
 	unsigned before = 0, after = 0;
 	char rel[128];
@@ -63,6 +90,10 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 		}
 		if (opt == 'K') {
 			keep_damon = true;
+			continue;
+		}
+		if (opt == 'd') {
+			dry = true;
 			continue;
 		}
 		rc = cli_common_opt(cli, NULL, opt, usage);
@@ -83,14 +114,18 @@ int cmd_enable(struct cli *cli, int argc, char **argv)
 	if (!lru_sys_read_line(cli->root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL))
 		sscanf(rel, "%d.%d", &major, &minor);
 	if (bits) {
-		if (write_enabled(cli, bits, &err))
-			return cli_fail(&err);
+		writes[nr_writes++] = bits;
 	} else {
-		if (!(before & LRU_ENABLED_CORE) && write_enabled(cli, "y", &err))
-			return cli_fail(&err);
-		if (major == 6 && minor < 12 && write_enabled(cli, "3", &err))
-			return cli_fail(&err);
+		if (!(before & LRU_ENABLED_CORE))
+			writes[nr_writes++] = "y";
+		if (major == 6 && minor < 12)
+			writes[nr_writes++] = "3";
 	}
+	if (dry)
+		return dry_run(cli, before, writes, nr_writes);
+	for (size_t i = 0; i < nr_writes; i++)
+		if (write_enabled(cli, writes[i], &err))
+			return cli_fail(&err);
 	if (lru_sys_read_enabled(cli->root, &after, &err))
 		return cli_fail(&err);
 	if (after & LRU_ENABLED_CORE)

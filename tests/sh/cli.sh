@@ -105,6 +105,13 @@ check_rc "enable --bits foo: exit 2" 2 "$LRUGEN" --root "$r61" enable --bits foo
 check_grep "enable --bits foo: says what it takes" "--bits 'foo' is not y, n or a number such as 0x0007" \
 	"$("$LRUGEN" --root "$r61" enable --bits foo 2>&1)"
 check_rc "enable --bits -1: exit 2" 2 "$LRUGEN" --root "$r61" enable --bits -1
+check "enable --dry-run on 6.1 with MGLRU on: clears 0x0004 only" "would write '3' to /sys/kernel/mm/lru_gen/enabled (now 0x0007)" \
+	"$("$LRUGEN" --root "$r61" enable --dry-run)"
+check "enable --dry-run wrote nothing" 0x0007 "$(cat "$r61/sys/kernel/mm/lru_gen/enabled")"
+check "enable --dry-run --bits n --json" '{"before":7,"would_write":["n"]}' \
+	"$("$LRUGEN" --root "$r61" enable --dry-run --bits n --json | jq -c .)"
+check_grep "enable --dry-run on 6.12, already on: nothing to write" "nothing to write" \
+	"$("$LRUGEN" --root "$tmp/r612" enable --dry-run)"
 
 # malformed kernel text: one line naming the file and line, exit 1, nothing on stdout
 mkroot "$tmp/bad" 6.1
