@@ -21,7 +21,11 @@ static const char usage[] =
 	"(memory.lru_gen has no ids: use 'lrugen age' and 'lrugen evict' there).\n"
 	"\n"
 	"  --no-check   send the command unchecked and report the kernel's answer\n"
-	"  --dry-run    check only, write nothing\n";
+	"  --dry-run    check only, write nothing\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen cmd --dry-run '+ 3 1 6 1 1'        # check an aging command\n"
+	"  lrugen cmd '- 3 1 4 0'                      # evict gen <= 4 of memcg 3 node 1, file only\n";
 
 /*
  * Parse our options: "- 3 1 5" looks like an option to getopt, so options

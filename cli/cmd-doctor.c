@@ -26,7 +26,11 @@ static const char doctor_usage[] =
 	"memory.lru_gen, debugfs and root matter only for the root memcg, which has\n"
 	"no such file ('rootmemcg' says whether it is included). Each finding\n"
 	"is 'ok', 'warn' or 'FAIL' with the command that fixes it. Exit code 3 when\n"
-	"something fails.\n";
+	"something fails.\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen doctor                               # read the findings, run the fixes\n"
+	"  lrugen doctor --json | jq '.[] | select(.status != \"ok\")'\n";
 
 enum status { ST_OK, ST_WARN, ST_FAIL, ST_INFO };
 static const char *const status_names[] = { "ok", "warn", "FAIL", "info" };

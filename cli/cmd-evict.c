@@ -48,7 +48,12 @@ static const char usage[] =
 	"                     'max' evicts anon only (written as the word 'max'; Linux\n"
 	"                     6.16 and later take it, older kernels answer EINVAL).\n"
 	"                     Default: the kernel's (vm.swappiness; anon needs swap)\n"
-	"  --dry-run          print the commands and bytes, write nothing\n";
+	"  --dry-run          print the commands and bytes, write nothing\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen evict --memcg /jobs/batch --older-than 10m --dry-run\n"
+	"  lrugen evict --memcg '/jobs/*' --older-than 30m --max-bytes 1G\n"
+	"  lrugen evict --memcg /jobs/web --older-than 1h --swappiness 0   # file only\n";
 
 /* one extra pass at most, for pages left in the old generations */
 #define EVICT_MAX_PASSES 2

@@ -43,7 +43,12 @@ static const char usage[] =
 	"see 'lrugen wss -h'), tables mark hot bytes and working sets '>' (at least)\n"
 	"and cold bytes and offers '<' (at most), and explain each code below.\n"
 	"Exit codes: 2 bad options or nothing matches, 3 store unreachable or token\n"
-	"refused, 1 other failures.\n";
+	"refused, 1 other failures.\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen fleet capacity                       # what the fleet could free at each T\n"
+	"  lrugen fleet rank --need 8G                 # where an 8 GiB job fits\n"
+	"  lrugen fleet wss --memcg-glob '/jobs/web*' --window 7d   # size a job's limit\n";
 
 enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_NR };
 

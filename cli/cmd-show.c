@@ -27,7 +27,12 @@ static const char usage[] =
 	"                  warnings: codes explained in 'lrugen wss -h')\n"
 	"\n"
 	"A node marked '!' has generations that are not the truth (a warning code is\n"
-	"printed below the table; see 'lrugen wss -h').\n";
+	"printed below the table; see 'lrugen wss -h').\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen show                                 # every memcg and node\n"
+	"  lrugen show --memcg '/jobs/*' --node 0 --full   # tiers too (debugfs)\n"
+	"  lrugen --json show | jq '.lruvecs[] | select(.memcg == \"/jobs/web\")'\n";
 
 static const char *const tc_names[LRU_TC_NR] = { "refaulted", "evicted", "protected",
 						 "avg_refaulted", "avg_total" };

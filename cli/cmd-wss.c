@@ -52,7 +52,12 @@ static const char usage[] =
 	"               mapped page cache that reached the oldest generation before\n"
 	"               its first promotion there, however often it is used: the\n"
 	"               hot file bytes are a lower bound, by at most the memcg's\n"
-	"               mapped page cache (said when it maps 4 MiB or more).\n";
+	"               mapped page cache (said when it maps 4 MiB or more).\n"
+	"\n"
+	"Examples:\n"
+	"  lrugen wss --threshold 2m                   # hot and cold at T = 2m\n"
+	"  lrugen wss --age-first 2m --memcg /jobs/web # age, wait 2m, age, then answer\n"
+	"  lrugen wss --json | jq '.[] | {memcg, node, cold_bytes}'\n";
 
 struct row {
 	size_t lruvec;

@@ -17,9 +17,10 @@ check "fixture-root: lrugen reads its host and kernel" "fixture-6.1 6.1.0-57-amd
 out=$("$LRUGEN" --help)
 check_grep "help lists commands" 'show .*generations' "$out"
 check_grep "help documents exit codes" '4  refused by lrugen' "$out"
-for c in show wss age evict doctor enable; do
+for c in show wss age evict doctor enable cmd fleet dump; do
 	check_rc "$c -h exits 0" 0 "$LRUGEN" "$c" -h
 	check_grep "$c -h teaches" "usage: lrugen $c" "$("$LRUGEN" "$c" -h)"
+	check_grep "$c -h gives examples" "^  lrugen( --json)? $c " "$("$LRUGEN" "$c" -h | sed -n '/^Examples:/,$p')"
 done
 check_rc "no command" 2 "$LRUGEN"
 check_rc "unknown command" 2 "$LRUGEN" frobnicate
