@@ -237,7 +237,9 @@ static void note_spool(void *arg, enum lru_spool_note kind, const char *msg)
 	log_msg(kind == LRU_SPOOL_NOTE_INFO ? LOG_LV_INFO : LOG_LV_WARN, "%s", msg);
 }
 
-static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out, bool optional)
+/* Open the spool: 0, or the lru_err why not (logged). */
+static enum lru_err open_spool(struct daemon *d, const char *dir, struct lru_spool **out,
+			       bool optional)
 {
 	struct lru_spool_opts o = {
 		.max_bytes = d->cfg.spool_max_bytes,
@@ -246,19 +248,20 @@ static int open_spool(struct daemon *d, const char *dir, struct lru_spool **out,
 	};
 	struct lru_spool_stats st;
 	struct lru_error err;
+	enum lru_err rc;
 
 	lru_error_clear(&err);
-	if (lru_spool_open(dir, &o, out, &err)) {
-		if (optional)	/* --output: the spool only numbers the snapshot */
+	if ((rc = lru_spool_open(dir, &o, out, &err))) {
+		if (optional && rc != LRU_EBUSY)	/* --output: the spool only numbers it */
 			log_info("%s: the snapshot's seq is this clock's ms instead", err.msg);
 		else
 			log_error("%s", err.msg);
-		return -1;
+		return rc;
 	}
 	lru_spool_stats(*out, &st);
 	log_info("spool '%s': %" PRIu64 " snapshots (%" PRIu64 " bytes) waiting, next seq %" PRIu64,
 		 dir, st.records, st.bytes, st.next_seq);
-	return 0;
+	return LRU_OK;
 }
 
 /* Copy the spool's and the shipping counters into the stats, and publish them. */
@@ -610,10 +613,13 @@ int main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 
 	d.jitter_ms = host_phase(&d.cfg);
-	/* --output needs no spool: without one (not root, a fresh machine) seq is the clock */
-	if (d.output)
-		open_spool(&d, d.cfg.spool, &d.spool, true);
-	else if (d.cfg.store[0] && open_spool(&d, d.cfg.spool, &d.spool, false)) {
+	/*
+	 * --output needs no spool: where there is none to be had (not root, a
+	 * fresh machine) seq is the clock's. One in use by a running lrugend is
+	 * refused, as ever: its seq is that daemon's to hand out.
+	 */
+	if (d.output ? open_spool(&d, d.cfg.spool, &d.spool, true) == LRU_EBUSY
+		     : d.cfg.store[0] && open_spool(&d, d.cfg.spool, &d.spool, false)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}

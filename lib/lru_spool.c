@@ -532,7 +532,7 @@ enum lru_err lru_spool_open(const char *dir, const struct lru_spool_opts *opts,
 		goto fail;
 	}
 	if (flock(sp->lockfd, LOCK_EX | LOCK_NB)) {
-		rc = lru_fail(err, LRU_EACCES, "spool '%s' is in use by another process", dir);
+		rc = lru_fail(err, LRU_EBUSY, "spool '%s' is in use by another process", dir);
 		goto fail;
 	}
 	rc = list_segments(sp, err);

@@ -122,8 +122,9 @@ struct lru_spool;
 
 /*
  * Open (creating it if needed) the spool in dir, lock it, check its records
- * and prepare the tail for appends. LRU_EACCES when another process holds
- * the spool or dir cannot be created or written. Free with lru_spool_close.
+ * and prepare the tail for appends. LRU_EBUSY when another process holds
+ * the spool; LRU_EACCES (or LRU_EIO, LRU_ENOENT) when dir cannot be created
+ * or written. Free with lru_spool_close.
  */
 enum lru_err lru_spool_open(const char *dir, const struct lru_spool_opts *opts,
 			    struct lru_spool **out, struct lru_error *err);

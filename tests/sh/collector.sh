@@ -142,7 +142,7 @@ check "... its snapshot's seq is the clock's" 1 \
 	"$("$PBDUMP" "$tmp/nospool.pb" | jq --argjson t0 "$t0" '.[0].seq >= $t0 and .[0].seq < $t0 + 60000 | if . then 1 else 0 end')"
 check "... and no spool was made" 1 "$([ -e "$tmp/no" ] && echo 0 || echo 1)"
 # --once whose send fails: exit 1, the snapshot waits in the spool
-check_rc "--once, store unreachable: exit 1" 1 "$LRUGEND" --root "$r61" --no-age --spool "$tmp/oncespool" \
+check_rc "--once, store unreachable: exit 1" 1 timeout 60 "$LRUGEND" --once --root "$r61" --no-age --spool "$tmp/oncespool" \
 	--store http://127.0.0.1:1 --timeout 2s
 check "... the snapshot waits in the spool" 1 "$("$PBDUMP" --spool "$tmp/oncespool" 2>/dev/null | jq length)"
 
