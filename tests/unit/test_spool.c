@@ -485,7 +485,7 @@ static void test_bad_head_and_lock(void **state)
 	append(sp, 1, 1, 30);
 	append(sp, 2, 1, 30);
 	/* one process per spool */
-	assert_int_equal(lru_spool_open(f->dir, &f->opts, &second, &err), LRU_EACCES);
+	assert_int_equal(lru_spool_open(f->dir, &f->opts, &second, &err), LRU_EBUSY);
 	assert_non_null(strstr(err.msg, "in use"));
 	lru_spool_close(sp);
 
