@@ -513,12 +513,8 @@ static int report(struct cli *cli, const struct target *targets, size_t n, uint6
 /* Whether the kernel takes swappiness 'max' (lru_kwrite.h): debugfs of Linux 6.16 and later. */
 static bool takes_max(const struct lru_snapshot *s)
 {
-	int major = 0, minor = 0;
-
-	if (s->source == LRU_SRC_CGROUP || !s->host.kernel ||
-	    sscanf(s->host.kernel, "%d.%d", &major, &minor) != 2)
-		return s->source != LRU_SRC_CGROUP && !s->host.kernel;	/* unknown: let it try */
-	return major > 6 || (major == 6 && minor >= 16);
+	/* a release not known: let the kernel answer */
+	return s->source != LRU_SRC_CGROUP && lru_release_at_least(s->host.kernel, 6, 16) != 0;
 }
 
 int cmd_evict(struct cli *cli, int argc, char **argv)

@@ -124,28 +124,29 @@ void lru_client_resp_release(struct lru_client_resp *resp)
 
 /* ---- one transfer ------------------------------------------------------------------ */
 
+/* The value of header line buf (len bytes) when it is name's ("name:"), NUL-terminated in value. */
+static bool header_value(const char *buf, size_t len, const char *name, char *value, size_t size)
+{
+	size_t n = strlen(name), vlen;
+
+	if (len <= n + 1 || strncasecmp(buf, name, n) || buf[n] != ':')
+		return false;
+	vlen = len - n - 1 < size - 1 ? len - n - 1 : size - 1;
+	memcpy(value, buf + n + 1, vlen);
+	value[vlen] = '\0';
+	return true;
+}
+
 static size_t on_header(char *buf, size_t size, size_t n, void *arg)
 {
 	struct lru_client *c = arg;
 	size_t len = size * n;
+	char value[128];
 
-	if (len > 16 && !strncasecmp(buf, "accept-encoding:", 16)) {
-		char value[128];
-		size_t vlen = len - 16 < sizeof(value) - 1 ? len - 16 : sizeof(value) - 1;
-
-		memcpy(value, buf + 16, vlen);
-		value[vlen] = '\0';
-		if (strcasestr(value, "gzip"))
-			c->resp->store_gzip = true;
-	}
-	if (len > 15 && !strncasecmp(buf, "x-lrugen-as-of:", 15)) {
-		char value[32];
-		size_t vlen = len - 15 < sizeof(value) - 1 ? len - 15 : sizeof(value) - 1;
-
-		memcpy(value, buf + 15, vlen);
-		value[vlen] = '\0';
+	if (header_value(buf, len, "accept-encoding", value, sizeof(value)) && strcasestr(value, "gzip"))
+		c->resp->store_gzip = true;
+	if (header_value(buf, len, "x-lrugen-as-of", value, sizeof(value)))
 		c->resp->as_of_ms = strtoll(value, NULL, 10);
-	}
 	return len;
 }
 

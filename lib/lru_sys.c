@@ -422,6 +422,15 @@ enum lru_err lru_sys_swap_bytes(const char *root, uint64_t *bytes, struct lru_er
 	return LRU_OK;
 }
 
+int lru_release_at_least(const char *release, int major, int minor)
+{
+	int ma, mi;
+
+	if (!release || sscanf(release, "%d.%d", &ma, &mi) != 2)
+		return -1;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 bool lru_sys_is_fixture(const char *root)
 {
 	static const char *const probes[] = { LRU_PATH_ENABLED, "/sys" };

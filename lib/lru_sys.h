@@ -75,6 +75,12 @@ enum lru_err lru_sys_write_knob(const char *root, const char *abs, const char *v
  */
 bool lru_sys_is_fixture(const char *root);
 
+/*
+ * Whether a kernel release ("6.12.117+deb12-amd64") is MAJOR.MINOR or later:
+ * 1 or 0; -1 when release is NULL or does not start with MAJOR.MINOR.
+ */
+int lru_release_at_least(const char *release, int major, int minor);
+
 /* /sys/kernel/mm/lru_gen/enabled as a number ("0x0007" -> 7). */
 enum lru_err lru_sys_read_enabled(const char *root, unsigned *bits, struct lru_error *err);
 

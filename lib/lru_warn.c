@@ -307,12 +307,9 @@ void lru_warn_apply(struct lru_snapshot *snap, const struct lru_damon *d,
 bool lru_warn_kernel_two_sightings(const char *root)
 {
 	char rel[128];
-	int major = 0, minor = 0;
 
-	if (lru_sys_read_line(root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL) ||
-	    sscanf(rel, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 14);
+	return !lru_sys_read_line(root, LRU_PATH_OSRELEASE, rel, sizeof(rel), NULL) &&
+	       lru_release_at_least(rel, 6, 14) == 1;
 }
 
 void lru_warn_read_apply(const char *root, struct lru_snapshot *snap, struct lru_damon *out)

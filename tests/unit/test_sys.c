@@ -49,6 +49,19 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* kernel releases against a version: at least, not, or not a release */
+static void test_release_at_least(void **state)
+{
+	(void)state;
+	assert_int_equal(lru_release_at_least("6.12.117+deb12-amd64", 6, 12), 1);
+	assert_int_equal(lru_release_at_least("6.1.0-57-amd64", 6, 12), 0);
+	assert_int_equal(lru_release_at_least("7.3.4+deb13-amd64", 6, 16), 1);
+	assert_int_equal(lru_release_at_least("5.19.0", 6, 1), 0);
+	assert_int_equal(lru_release_at_least("6.16", 6, 16), 1);
+	assert_int_equal(lru_release_at_least("linux", 6, 1), -1);
+	assert_int_equal(lru_release_at_least(NULL, 6, 1), -1);
+}
+
 static void test_path_prefixes_root(void **state)
 {
 	char buf[64];
@@ -192,6 +205,7 @@ static void test_nodes_host_and_inodes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_release_at_least),
 		cmocka_unit_test(test_path_prefixes_root),
 		cmocka_unit_test(test_read_snapshot_from_root),
 		cmocka_unit_test(test_read_snapshot_errors_name_the_file),
