@@ -207,3 +207,26 @@ enum lru_err lru_strdup_into(char **dst, const char *src, struct lru_error *err)
 	*dst = copy;
 	return LRU_OK;
 }
+
+enum lru_err lru_snapshots_append(struct lru_snapshot **v, size_t *n, size_t *alloc,
+				  struct lru_snapshot *more, size_t k, struct lru_error *err)
+{
+	if (*n + k > *alloc) {
+		size_t want = (*n + k) * 2;
+		struct lru_snapshot *p = realloc(*v, want * sizeof(*p));
+
+		if (!p) {
+			for (size_t i = 0; i < k; i++)
+				lru_snapshot_release(&more[i]);
+			free(more);
+			return lru_fail(err, LRU_ENOMEM, "out of memory");
+		}
+		*v = p;
+		*alloc = want;
+	}
+	if (k)	/* a batch of no snapshots: more may be NULL */
+		memcpy(*v + *n, more, k * sizeof(*more));
+	*n += k;
+	free(more);
+	return LRU_OK;
+}

@@ -189,6 +189,15 @@ void lru_snapshot_init(struct lru_snapshot *snap);
 void lru_snapshot_release(struct lru_snapshot *snap);
 
 /*
+ * Move the k snapshots of more (a malloc'd array, as lru_pb_decode_batch
+ * returns) to the end of the growable array *v (*n used, *alloc allocated):
+ * their contents move, the array more is freed. On LRU_ENOMEM they are
+ * released and freed as well; *v is as it was.
+ */
+enum lru_err lru_snapshots_append(struct lru_snapshot **v, size_t *n, size_t *alloc,
+				  struct lru_snapshot *more, size_t k, struct lru_error *err);
+
+/*
  * Append a memcg (the path is copied) or an lruvec (zeroed, nr_gens 0).
  * On success *index receives the new element's index.
  */

@@ -127,7 +127,7 @@ static enum lru_err fleet_page(struct fleet *f, bool whole, const char *after,
 	struct lru_client_resp resp;
 	char why[LRU_ERRMSG_MAX];
 	struct lru_snapshot *snaps;
-	size_t n, mem;
+	size_t n = 0, mem;
 	enum lru_err rc;
 
 	snprintf(since, sizeof(since), "%" PRId64, f->as_of_ms);
@@ -146,25 +146,8 @@ static enum lru_err fleet_page(struct fleet *f, bool whole, const char *after,
 	}
 	*as_of = resp.as_of_ms;
 	lru_client_resp_release(&resp);
-	if (rc)
-		return rc;
-	if (*nr + n > *alloc) {
-		size_t want = (*nr + n) * 2;
-		struct lru_snapshot *p = realloc(*got, want * sizeof(*p));
-
-		if (!p) {
-			lru_pb_free_snapshots(snaps, n);
-			return lru_fail(err, LRU_ENOMEM, "out of memory");
-		}
-		*got = p;
-		*alloc = want;
-	}
-	if (n)
-		memcpy(*got + *nr, snaps, n * sizeof(*snaps));	/* the structs move */
-	*nr += n;
 	*page = n;
-	free(snaps);
-	return LRU_OK;
+	return rc ? rc : lru_snapshots_append(got, nr, alloc, snaps, n, err);
 }
 
 static enum lru_err fleet_load(struct fleet *f, struct lru_error *err)

@@ -36,29 +36,6 @@ static int64_t read_mid(const struct lru_snapshot *s)
 	return lru_sat_mid_i64(s->read_start_ms, s->read_end_ms);
 }
 
-/* Move decoded snapshots into r->snaps (takes ownership of their contents). */
-static enum lru_err take(struct replay *r, struct lru_snapshot *snaps, size_t n,
-			 struct lru_error *err)
-{
-	if (!n) {	/* a batch of no snapshots: snaps may be NULL */
-		free(snaps);
-		return LRU_OK;
-	}
-	if (r->nr_snaps + n > r->alloc_snaps) {
-		size_t alloc = (r->nr_snaps + n) * 2;
-		struct lru_snapshot *p = realloc(r->snaps, alloc * sizeof(*p));
-
-		if (!p)
-			return lru_fail(err, LRU_ENOMEM, "out of memory");
-		r->snaps = p;
-		r->alloc_snaps = alloc;
-	}
-	memcpy(r->snaps + r->nr_snaps, snaps, n * sizeof(*snaps));
-	r->nr_snaps += n;
-	free(snaps);
-	return LRU_OK;
-}
-
 /* A recording's batch (lru_record_each): decoded, its snapshots taken. */
 static enum lru_err load_buf(void *arg, const uint8_t *buf, size_t len, const char *what,
 			     struct lru_error *err)
@@ -75,7 +52,7 @@ static enum lru_err load_buf(void *arg, const uint8_t *buf, size_t len, const ch
 		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
 		return lru_fail(err, rc, "%s: %s", what, msg);
 	}
-	return take(r, snaps, n, err);
+	return lru_snapshots_append(&r->snaps, &r->nr_snaps, &r->alloc_snaps, snaps, n, err);
 }
 
 static int cmp_time(const void *a, const void *b)
