@@ -36,6 +36,7 @@ static const char usage[] =
 	"  --ca-file FILE     CA certificates for an https:// store\n"
 	"  --json             print the store's JSON document unchanged\n"
 	"\n"
+	"-T DUR is --threshold DUR and -w DUR --window DUR, as in lrugen-top.\n"
 	"Thresholds (default 2m): memory idle longer is cold. The store precomputes\n"
 	"1m 2m 5m 10m 30m 1h 6h 24h; another threshold uses the next larger one\n"
 	"(reported as 'effective'), so cold is never overstated.\n"
@@ -470,8 +471,11 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 
 	/* "+": stop at the command; the same options are parsed again after it */
 	for (int pass = 0; pass < 2; pass++) {
-		while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		while ((opt = getopt_long(argc, argv, "+hT:w:", opts, NULL)) != -1) {
 			size_t i;
+
+			/* the short flags lrugen-top and lrugen wss use too */
+			opt = opt == 'T' ? O_THRESHOLD : opt == 'w' ? O_WINDOW : opt;
 
 			for (i = 0; i < NR_PARAMS && params[i].opt != opt; i++)
 				;

@@ -22,7 +22,7 @@ static const char usage[] =
 	"so cold = generations whose successor is older than DUR. This needs\n"
 	"generations made on a steady pace: run lrugend, or use --age-first.\n"
 	"\n"
-	"  --threshold DUR        idle time that makes a page cold (default 2m)\n"
+	"  -T, --threshold DUR    idle time that makes a page cold (default 2m)\n"
 	"  --age-first INTERVAL   age every lruvec, wait INTERVAL, age again, then\n"
 	"                         measure (for a host nobody ages); INTERVAL should be\n"
 	"                         at least the threshold\n"
@@ -55,7 +55,7 @@ static const char usage[] =
 	"               mapped page cache (said when it maps 4 MiB or more).\n"
 	"\n"
 	"Examples:\n"
-	"  lrugen wss --threshold 2m                   # hot and cold at T = 2m\n"
+	"  lrugen wss -T 2m                            # hot and cold at T = 2m\n"
 	"  lrugen wss --age-first 2m --memcg /jobs/web # age, wait 2m, age, then answer\n"
 	"  lrugen wss --json | jq '.[] | {memcg, node, cold_bytes}'\n";
 
@@ -192,8 +192,9 @@ static int wss_options(struct cli *cli, int argc, char **argv, struct wss_opts *
 	cli_select_init(&o->sel);
 	o->thr = 120000;
 	o->mode = LRU_WS_STRICT;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hT:", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'T':
 		case 't':
 			if (lru_parse_duration_ms(optarg, &o->thr, &err)) {
 				cli_err("--threshold: %s", err.msg);

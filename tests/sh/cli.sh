@@ -144,6 +144,7 @@ check "wss 2m: nothing cold on a 12 s old capture" 0 \
 json=$("$LRUGEN" --root "$tmp/r612" wss --threshold 3s --json --memcg /jobs/batch)
 check "wss 6.12 batch cold" $((30727 * 4096)) "$(jq '.[] | select(.node == 1) | .cold_bytes' <<<"$json")"
 out=$("$LRUGEN" --root "$r61" wss --threshold 3s)
+check "wss: -T is --threshold" "$out" "$("$LRUGEN" --root "$r61" wss -T 3s)"
 check_grep "wss table" '/jobs/web +1 +38\.0 MiB' "$out"
 check "wss: no 'up to 0 B' footnote when nothing unmapped is cold" 0 \
 	"$("$LRUGEN" --root "$r61" wss | grep -c 'up to 0 B')"

@@ -65,12 +65,14 @@ out=$("${F[@]}" cold --by memcg --memcg-glob '/jobs/[bd]*')
 check "unwarned rows: no marks, no footnote" 0 "$(grep -c '[<>!]' <<<"$out")"
 out=$("${F[@]}" cold --threshold 3m)
 check_grep "effective threshold shown" 'threshold 3m00s \(effective 5m00s' "$out"
+check "cold: -T is --threshold" "$out" "$("${F[@]}" cold -T 3m)"
 out=$("${F[@]}" capacity --thresholds 2m,5m)
 check_grep "capacity header" '^2 hosts: memory 32\.0 GiB, free 7\.0 GiB' "$out"
 check_grep "capacity 2m" '^2m00s +2m00s +>228\.2 MiB +<70\.3 MiB +24%' "$out"
 check_grep "capacity: hosts per warning" '^hosts with warnings: damon_active 1, thp_unaged 1$' "$out"
 check_grep "capacity: the marks explained" '^> < thp_unaged: ' "$out"
 out=$("${F[@]}" wss --memcg-glob /jobs/web --window 1d --percentile 99)
+check "wss: -w is --window" "$out" "$("${F[@]}" wss --memcg-glob /jobs/web -w 1d --percentile 99)"
 check_grep "wss row: lower bounds (a warned sample)" \
 	'^/jobs/web +2 +>28\.9 MiB +>44\.5 MiB +>44\.5 MiB +>44\.5 MiB +>44\.5 MiB' "$out"
 check_grep "wss: the mark explained" '^> thp_unaged: ' "$out"
