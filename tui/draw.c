@@ -245,18 +245,70 @@ static void fill_to(WINDOW *w, int attr, int x)
 
 /* ---- header ------------------------------------------------------------------ */
 
-/* "name value" clipped to the columns left of limit. */
-static void header_field(WINDOW *w, struct top *t, const char *name, const char *value, int limit)
-{
-	int room = limit - getcurx(w);
+/*
+ * The header's first line: fields side by side. Where they do not fit, the
+ * least important go whole (prio 0 goes first). The source's label (what
+ * the user typed) first loses the middle of its path, down to LABEL_MIN
+ * columns, then goes. No field is ever shown cut.
+ */
+struct hfield {
+	const char *name;
+	char value[256];
+	int prio;
+};
 
-	if (room <= 1)
+#define LABEL_PRIO 1
+#define LABEL_MIN 28	/* columns a shortened label keeps */
+
+static int hfield_width(const struct hfield *f)
+{
+	return (int)(strlen(f->name) + strlen(f->value)) + 2;
+}
+
+/* "replay /a/very/long/spool" in room columns: "replay .../long/spool" */
+static void hfield_shorten(struct hfield *f, int room)
+{
+	char *sp = strchr(f->value, ' ');
+	size_t head = sp ? (size_t)(sp - f->value) + 1 : 0, len = strlen(f->value);
+	int keep = room - 2 - (int)strlen(f->name) - (int)head - 3;
+
+	if (keep < 8 || (size_t)keep >= len - head)
 		return;
-	putn(w, t->attr[CLR_HEADER], name, room);
-	room = limit - getcurx(w);
-	putn(w, t->attr[CLR_HEADER_VALUE], value, room);
-	room = limit - getcurx(w);
-	putn(w, t->attr[CLR_DEFAULT], "  ", room);
+	memmove(f->value + head + 3, f->value + len - keep, (size_t)keep + 1);
+	memcpy(f->value + head, "...", 3);
+}
+
+static void header_fields(WINDOW *w, struct top *t, struct hfield *f, size_t n, int limit)
+{
+	bool shown[16];
+	int need = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		shown[i] = true;
+		need += hfield_width(&f[i]);
+	}
+	for (int prio = 0; need > limit && prio < 8; prio++)
+		for (size_t i = n; i-- > 0 && need > limit;) {
+			if (f[i].prio != prio || !shown[i])
+				continue;
+			if (prio == LABEL_PRIO) {	/* first shortened, then gone */
+				int was = hfield_width(&f[i]), want = was - (need - limit);
+
+				hfield_shorten(&f[i], want > LABEL_MIN ? want : LABEL_MIN);
+				need += hfield_width(&f[i]) - was;
+				if (need <= limit)
+					break;
+			}
+			shown[i] = false;
+			need -= hfield_width(&f[i]);
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (!shown[i])
+			continue;
+		putn(w, t->attr[CLR_HEADER], f[i].name, limit - getcurx(w));
+		putn(w, t->attr[CLR_HEADER_VALUE], f[i].value, limit - getcurx(w));
+		putn(w, t->attr[CLR_DEFAULT], "  ", limit - getcurx(w));
+	}
 }
 
 /* A bar of width w: hot, then cold, then the rest of total. */
@@ -293,7 +345,8 @@ static void draw_header(struct top *t)
 	char buf[256], right[96], b1[32], b2[32], b3[32];
 	const struct lru_snapshot *s = v->frame.nr ? v->frame.snaps[0] : NULL;
 	enum lru_iface_mode iface;
-	size_t i;
+	struct hfield f[10];
+	size_t i, nf = 0;
 	int x, limit;
 	bool wide;
 
@@ -319,23 +372,19 @@ static void draw_header(struct top *t)
 	}
 	wmove(w, 0, 0);
 	wide = t->g.cols >= 110;
+#define HF(n, p, ...) (f[nf].name = (n), f[nf].prio = (p), \
+		       snprintf(f[nf].value, sizeof(f[nf].value), __VA_ARGS__), nf++)
 	if (wide)
-		header_field(w, t, "lrugen-top", "", limit);
+		HF("lrugen-top", 0, "%s", "");
 	if (v->frame.nr > 1) {
-		snprintf(buf, sizeof(buf), "%zu", v->frame.nr);
-		header_field(w, t, "hosts ", buf, limit);
+		HF("hosts ", 7, "%zu", v->frame.nr);
 	} else {
-		header_field(w, t, "", s && s->host.host ? s->host.host : "-", limit);
-		header_field(w, t, wide ? "kernel " : "", s && s->host.kernel ? s->host.kernel : "-",
-			     limit);
+		HF("", 7, "%s", s && s->host.host ? s->host.host : "-");
+		HF(wide ? "kernel " : "", 3, "%s", s && s->host.kernel ? s->host.kernel : "-");
 		if (s && s->host.enabled && wide)
-			snprintf(buf, sizeof(buf), "%s 0x%04x", s->host.enabled & 1 ? "on" : "OFF",
-				 s->host.enabled);
-		else if (s && s->host.enabled)
-			snprintf(buf, sizeof(buf), "%s", s->host.enabled & 1 ? "on" : "OFF");
+			HF("MGLRU ", 4, "%s 0x%04x", s->host.enabled & 1 ? "on" : "OFF", s->host.enabled);
 		else
-			snprintf(buf, sizeof(buf), "?");
-		header_field(w, t, "MGLRU ", buf, limit);
+			HF("MGLRU ", 4, "%s", !s || !s->host.enabled ? "?" : s->host.enabled & 1 ? "on" : "OFF");
 		/*
 		 * the interface read: the file's name, or the mode's when narrow; a
 		 * replay's snapshot says what its collector read
@@ -344,14 +393,15 @@ static void draw_header(struct top *t)
 		if (t->src->kind == TOP_SRC_REPLAY && s)
 			iface = s->source == LRU_SRC_CGROUP ? LRU_IFACE_CGROUP : LRU_IFACE_DEBUGFS;
 		if (iface == LRU_IFACE_CGROUP)
-			header_field(w, t, "", wide ? LRU_CGROUP_LRU_GEN : "cgroup", limit);
+			HF("", 2, "%s", wide ? LRU_CGROUP_LRU_GEN : "cgroup");
 		else if (iface == LRU_IFACE_DEBUGFS)
-			header_field(w, t, "", "debugfs", limit);
+			HF("", 2, "%s", "debugfs");
 	}
-	header_field(w, t, "T ", lru_fmt_duration_exact(top_threshold(t), b1, sizeof(b1)), limit);
-	header_field(w, t, wide ? "window " : "win ", lru_fmt_duration_exact(tl_zooms[t->zoom], b2, sizeof(b2)),
-		     limit);
-	header_field(w, t, "", t->src->label, limit);
+	HF("T ", 6, "%s", lru_fmt_duration_exact(top_threshold(t), b1, sizeof(b1)));
+	HF(wide ? "window " : "win ", 5, "%s", lru_fmt_duration_exact(tl_zooms[t->zoom], b2, sizeof(b2)));
+	HF("", LABEL_PRIO, "%s", t->src->label);
+#undef HF
+	header_fields(w, t, f, nf, limit);
 
 	/* line 2: node meters side by side (one host), or fleet totals */
 	wmove(w, 1, 0);

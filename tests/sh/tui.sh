@@ -96,7 +96,7 @@ r61=$tmp/r61
 # --- fixture root: the main view ----------------------------------------------------
 start main 120x30 "$TOP" --root "$r61" -d 100 -T 3s
 expect main "header: host, kernel, MGLRU, interface, threshold, source" \
-	"fixture-6\.1 +kernel 6\.1\.0-57-amd64 +MGLRU on 0x0007 +debugfs +T 3s +window 30s +root /"
+	"fixture-6\.1 +kernel 6\.1\.0-57-amd64 +MGLRU on 0x0007 +debugfs +T 3s +window 30s +root \.\.\.[^ ]*/r61 +every 100s"
 expect main "node meters side by side" "N0 .*133M/512M +N1 .*120M/512M"
 expect main "column titles" "MEMCG +N +TOTAL +ANON +FILE +HOT +COLD +COLD% +G +OLDEST +-30s"
 # lru_gen_full of the 6.1 capture: /jobs/web node 1 = 82 MiB idle + 38 MiB hot
@@ -472,7 +472,11 @@ check "-n 5 on a replay: nothing on stderr" "" "$(cat "$tmp/rpn.err")"
 	solo:$((t0 + 10000)):$fx/linux-6.1/lru_gen-idle.txt
 check "mkbatch writes a spool" 0 "$?"
 start sp 120x30 "$TOP" --replay "$tmp/spool" -d 100
-expect sp "spool replay" "replay /.* +frame 2/2"
+expect sp "spool replay: at 120 columns the path loses its middle, not its end" \
+	"^solo +kernel 6\.1\.0-test +MGLRU on 0x0007 +debugfs +T 2m +window 30s +replay \.\.\.[^ ]*/spool \(spool\) +frame 2/2"
+tm resize-window -t sp -x 100 -y 30
+expect sp "100 columns: a label that cannot keep 28 columns goes whole" \
+	"^solo +6\.1\.0-test +MGLRU on +debugfs +T 2m +win 30s +frame 2/2"
 keys sp '['
 expect sp "spool: first record" "frame 1/2"
 keys sp q
