@@ -49,7 +49,7 @@ static const struct lru_set_def defs[] = {
 	{ "exclude", LRU_SET_LIST, F(exclude), "", 0, 0, "GLOB",
 	  "leave out memcgs whose path matches one of these globs", NULL },
 	{ "skip-empty", LRU_SET_BOOL, F(skip_empty), "true", 0, 0, NULL,
-	  "leave out memcgs without pages", NULL },
+	  "leave out memcgs without pages (not one above a memcg kept)", NULL },
 	{ "skip-dying", LRU_SET_BOOL, F(skip_dying), "true", 0, 0, NULL,
 	  "leave out offline memcgs (id 0: removed, still holding pages)", NULL },
 	{ "memcg-stats", LRU_SET_BOOL, F(memcg_stats), "true", 0, 0, NULL,

@@ -7,7 +7,8 @@
  * is kept when it matches an include pattern (or there are none) and no
  * exclude pattern. By default, memcgs with no pages in any generation of any
  * node (empty) and offline memcgs (dying: the kernel prints id 0 while a
- * removed memcg still holds pages) are dropped too. The memcg line of a
+ * removed memcg still holds pages) are dropped too; an empty memcg above a
+ * kept one stays, so that the tree keeps its parents. The memcg line of a
  * kernel without memcg ("" path) is never dying.
  *
  * lru_select_apply() removes the rejected memcgs and their lruvecs from a

@@ -488,6 +488,16 @@ check_grep "replay of a spool with nothing unacknowledged: says why it is empty"
 	"holds no snapshots: a spool keeps only what the store has not acknowledged yet" \
 	"$(TERM=xterm "$TOP" --replay "$tmp/emptyspool" 2>&1)"
 
+# lrugend leaves out empty memcgs, but not /jobs above web and batch: the
+# replayed tree keeps its parent
+"$LRUGEN_BUILD/lrugend" --root "$r61" --once --no-age --output "$tmp/rec.pb" 2>/dev/null
+check "lrugend --once --output records the fixture" 0 "$?"
+start rec 120x30 "$TOP" --replay "$tmp/rec.pb" -d 100
+expect rec "replay: the empty parent /jobs is in the tree" "^  ▾ jobs +0 +0 "
+expect rec "replay: its children under it" "^      batch +0 +130M"
+keys rec q
+wait_exit rec >/dev/null
+
 # a recorded snapshot carries its warnings (set by lrugend, in the protobuf)
 "$FLEETSIM" build >"$tmp/warned.pb" <<'EOF'
 host gamma boot g-1 seq 1 taken -5s warn damon_active

@@ -200,8 +200,10 @@ static void test_select_keeps_cgroup_memcgs(void **state)
 	read_cgroup(*state, &ifc, &s);
 	lru_select_apply(&sel, &s, counts);
 	assert_int_equal(counts[LRU_SEL_DYING], 0);
-	assert_int_equal(counts[LRU_SEL_EMPTY], 1);	/* /jobs holds nothing */
-	assert_int_equal(counts[LRU_SEL_KEEP], 3);
+	/* /jobs holds nothing, but memcgs under it do: it stays, their parent */
+	assert_int_equal(counts[LRU_SEL_EMPTY], 0);
+	assert_int_equal(counts[LRU_SEL_KEEP], 4);
+	assert_non_null(lru_snapshot_find_memcg(&s, "/jobs"));
 	lru_snapshot_release(&s);
 }
 

@@ -116,6 +116,64 @@ static void test_memcg_reason(void **state)
 	lru_snapshot_release(&s);
 }
 
+/* empty memcgs above one with pages stay; look-alike prefixes do not */
+static const char tree[] =
+	"memcg     1 /\n"
+	" node     0\n"
+	"          3       9000         0          0\n"
+	"memcg     2 /a\n"
+	" node     0\n"
+	"          3       9000         0          0\n"
+	"memcg     3 /ab\n"
+	" node     0\n"
+	"          3       9000         0          0\n"
+	"memcg     4 /a/bc\n"
+	" node     0\n"
+	"          3       9000         0          0\n"
+	"memcg     5 /a/b\n"
+	" node     0\n"
+	"          3       9000         0          0\n"
+	"memcg     6 /a/b/c\n"
+	" node     0\n"
+	"          3       9000         5          0\n"
+	"memcg     7 /z\n"
+	" node     0\n"
+	"          3       9000         0          0\n";
+
+static void test_empty_parents_stay(void **state)
+{
+	char inc[] = "/a/b/*";
+	char *incs[] = { inc };
+	struct lru_select sel = { 0 };
+	struct lru_snapshot s;
+	size_t counts[LRU_SEL_NR];
+
+	(void)state;
+	lru_snapshot_init(&s);
+	assert_int_equal(lru_parse_buf(&s, tree, strlen(tree), NULL), LRU_OK);
+	lru_select_apply(&sel, &s, counts);
+	assert_int_equal(counts[LRU_SEL_KEEP], 4);
+	assert_int_equal(counts[LRU_SEL_EMPTY], 3);
+	assert_int_equal(s.nr_memcgs, 4);
+	assert_string_equal(s.memcgs[0].path, "/");
+	assert_string_equal(s.memcgs[1].path, "/a");
+	assert_string_equal(s.memcgs[2].path, "/a/b");
+	assert_string_equal(s.memcgs[3].path, "/a/b/c");
+	assert_int_equal(s.nr_lruvecs, 4);
+	assert_int_equal(s.lruvecs[3].memcg, 3);
+	lru_snapshot_release(&s);
+
+	/* a parent the patterns leave out stays out */
+	sel.include = incs;
+	sel.nr_include = 1;
+	lru_snapshot_init(&s);
+	assert_int_equal(lru_parse_buf(&s, tree, strlen(tree), NULL), LRU_OK);
+	lru_select_apply(&sel, &s, counts);
+	assert_int_equal(counts[LRU_SEL_KEEP], 1);
+	assert_string_equal(s.memcgs[0].path, "/a/b/c");
+	lru_snapshot_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_keep_flags),
 		cmocka_unit_test(test_include_exclude),
 		cmocka_unit_test(test_memcg_reason),
+		cmocka_unit_test(test_empty_parents_stay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
