@@ -1,11 +1,15 @@
 # lrugen - one non-recursive Makefile for every part.
 #
 #   make                  build lrugen, lrugend, lrugen-store, lrugen-top, liblrugen.a
+#   make try              lrugen in a minute, no QEMU: fixture hosts, a store, collectors,
+#                         every 'lrugen fleet' command, lrugen-top (HEADLESS=1 prints)
 #   make check            build with ASan/UBSan and run every test (summary at the end)
 #   make fuzz             run the fuzzers (clang libFuzzer: two parsers, the store's
 #                         protobuf ingest), FUZZ_TIME seconds each
 #   make bench            run every benchmark in bench/
-#   make install          PREFIX=/usr/local DESTDIR= (programs, liblrugen.a, public headers)
+#   make install          PREFIX=/usr/local DESTDIR= SYSCONFDIR=/etc (programs, man pages,
+#                         systemd units, sample configs, completion, liblrugen.a, headers)
+#   make uninstall        the same variables: removes what install put there
 #   make clean            remove O (default build)
 #
 # Variables: V=1 prints full commands; SANITIZE=address,undefined; CI=true adds
@@ -77,6 +81,9 @@ DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(O)/%.o)
 $(O)/collector/%.o $(O)/store/%.o $(O)/daemon/%.o: ALL_CFLAGS += -Idaemon
 
 PROGRAMS := lrugen lrugend lrugen-store lrugen-top
+MAN_PAGES := $(addprefix $(O)/man/,lrugen.1 lrugen-top.1 lrugend.8 lrugen-store.8 \
+	lrugend.conf.5 lrugen-store.conf.5)
+SAMPLES := collector/lrugend.conf.sample store/lrugen-store.conf.sample
 lrugen_SRCS := $(wildcard cli/*.c)
 lrugend_SRCS := $(wildcard collector/*.c) $(DAEMON_SRCS)
 lrugen-store_SRCS := $(wildcard store/*.c) $(DAEMON_SRCS)
@@ -94,7 +101,12 @@ $(foreach p,$(PROGRAMS),$(eval $(call program,$(p))))
 
 BINS := $(PROGRAMS:%=$(O)/%)
 
-all: $(BINS) $(LIBA)
+all: $(BINS) $(LIBA) $(MAN_PAGES)
+
+# the man pages, written from the programs' --help and the sample configs
+# (scripts/mkman; lint and completeness: tests/sh/man.sh)
+$(MAN_PAGES) &: scripts/mkman $(BINS) $(SAMPLES)
+	$(call say,MKMAN,$(O)/man)scripts/mkman $(O) $(O)/man $(VERSION)
 
 # --- tests -----------------------------------------------------------------
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -176,6 +188,11 @@ kernel:
 # (HEADLESS=1: print 'lrugen fleet' tables instead; VM_KERNEL=6.1|6.12|7.3|patched)
 demo: all
 	$(Q)LRUGEN_BUILD=$(abspath $(O)) VM_KERNEL=$(DEMO_KERNEL) BACKEND=$(BACKEND) tests/vm/demo $(if $(filter 1,$(HEADLESS)),--headless)
+
+# lrugen in a minute without QEMU or root: fixture hosts, a store, collectors,
+# every 'lrugen fleet' command, lrugen-top (HEADLESS=1: not opened)
+try: all $(O)/tests/tools/genroot
+	$(Q)LRUGEN_BUILD=$(abspath $(O)) HEADLESS=$(HEADLESS) scripts/try
 
 # one host: what the lrugen CLI sees on a stock kernel (VM_KERNEL=6.1|6.12|7.3)
 demo-host: all
@@ -261,16 +278,55 @@ bench: $(BENCH_BINS) $(BINS)
 PUBLIC_HEADERS := $(addprefix lib/,lru_err.h lru_model.h lru_parse.h lru_cgparse.h lru_iface.h \
 	lru_sys.h lru_ws.h lru_warn.h lru_cmd.h lru_kwrite.h lru_select.h lru_psi.h lru_pb.h \
 	lru_spool.h) $(PROTO_H)
+# Where things go (GNU names; DESTDIR stages, as packagers do). The units,
+# written from collector/lrugend.service.in and store/lrugen-store.service.in,
+# name BINDIR, SYSCONFDIR and DATADIR. Configs are never installed: the
+# samples (with example tokens) go to DATADIR/lrugen, the units wait for
+# SYSCONFDIR/lrugend.conf and lrugen-store.conf. The four bash completion
+# names are one script (links).
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+UNITS := collector/lrugend.service.in store/lrugen-store.service.in
+INSTALLED := $(PROGRAMS:%=$(BINDIR)/%) $(LIBDIR)/$(notdir $(LIBA)) \
+	$(addprefix $(INCLUDEDIR)/lrugen/,$(notdir $(PUBLIC_HEADERS))) \
+	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(UNITS:.in=))) \
+	$(addprefix $(DATADIR)/lrugen/,$(notdir $(SAMPLES))) \
+	$(PROGRAMS:%=$(BASHCOMPDIR)/%) $(ZSHCOMPDIR)/_lrugen
+
 install: all
 	$(Q)for h in $(PUBLIC_HEADERS); do \
 		for i in $$(sed -n 's/^#include "\([^"]*\)".*/\1/p' $$h); do \
 			case " $(notdir $(PUBLIC_HEADERS)) " in *" $$i "*) ;; \
 			*) echo "install: public header $$h includes $$i, which is not public" >&2; exit 1;; esac; \
 		done; done
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/lrugen
-	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/lrugen/
+	install -d $(sort $(dir $(addprefix $(DESTDIR),$(INSTALLED))))
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/lrugen/
+	$(Q)for m in $(MAN_PAGES); do \
+		echo "install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/"; \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	$(Q)for u in $(UNITS); do \
+		f=$(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u .in); echo "  UNIT    $$f"; \
+		sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' \
+			-e 's|@datadir@|$(DATADIR)|g' $$u >$$f && chmod 644 $$f || exit 1; done
+	install -m 644 $(SAMPLES) $(DESTDIR)$(DATADIR)/lrugen/
+	install -m 644 contrib/completion/lrugen.bash $(DESTDIR)$(BASHCOMPDIR)/lrugen
+	$(Q)for p in $(filter-out lrugen,$(PROGRAMS)); do ln -sf lrugen $(DESTDIR)$(BASHCOMPDIR)/$$p; done
+	install -m 644 contrib/completion/_lrugen $(DESTDIR)$(ZSHCOMPDIR)/_lrugen
+
+# removes what install put there, and the directories of lrugen's own
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/lrugen $(DESTDIR)$(DATADIR)/lrugen 2>/dev/null
 
 # everything built lives in O (with the default O=build: also make check's
 # build/check and make fuzz's build/fuzz)
@@ -278,7 +334,7 @@ clean:
 	$(Q)case "$(O)" in ""|/|.|./) echo "clean: refusing O='$(O)'" >&2; exit 1;; esac
 	rm -rf $(O)
 
-.PHONY: all tests check check-vm kernel demo demo-host run-tests fuzz bench install clean
+.PHONY: all tests check check-vm kernel try demo demo-host run-tests fuzz bench install uninstall clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 

@@ -76,6 +76,7 @@ static const char usage[] =
 	"      --basic         debugfs: read lru_gen only (no tier counters)\n"
 	"  -h, --help          this text; press ? in lrugen-top for the keys\n"
 	"      --version       print lrugen-top's version (lrugen's and the daemons')\n"
+	"      --keys          print the keys of lrugen-top's help ('?') and exit\n"
 	"\n"
 	"Exit codes: 0 done, 1 failure, 2 bad command line, 3 this host or terminal\n"
 	"cannot do it (no MGLRU, not root, TERM=dumb).\n";
@@ -146,7 +147,7 @@ struct cmdline {
 static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 {
 	enum { O_ROOT = 0x100, O_REPLAY, O_STORE, O_TOKEN, O_GLOB, O_FLAT, O_MERGE, O_RO, O_ASCII,
-	       O_BASIC, O_IFACE, O_BENCH, O_BENCH_OUT, O_VERSION };
+	       O_BASIC, O_IFACE, O_BENCH, O_BENCH_OUT, O_VERSION, O_KEYS };
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, O_ROOT },
 		{ "replay", required_argument, NULL, O_REPLAY },
@@ -168,6 +169,7 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		{ "bench-out", required_argument, NULL, O_BENCH_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "keys", no_argument, NULL, O_KEYS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const groups[GROUP_NR] = { "none", "node", "host", "memcg" };
@@ -237,6 +239,14 @@ static void parse_args(struct top *t, struct cmdline *cl, int argc, char **argv)
 		case O_VERSION:
 			puts(PROG " " LRUGEN_VERSION);
 			exit(ferror(stdout) || fflush(stdout) ? 1 : 0);
+		case O_KEYS: {	/* the table of '?' in the program (keys.c) */
+			char lines[64][96];
+			size_t nk = keys_help(lines, 64);
+
+			for (size_t k = 0; k < nk; k++)
+				puts(lines[k]);
+			exit(ferror(stdout) || fflush(stdout) ? 1 : 0);
+		}
 		default:
 			fputs("try 'lrugen-top --help'\n", stderr);
 			exit(EXIT_USAGE);
