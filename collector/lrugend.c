@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -283,15 +284,27 @@ static void refresh_health(struct daemon *d)
 
 /* ---- one tick ------------------------------------------------------------------------ */
 
-/* Write a SnapshotBatch to path atomically ('-': stdout). */
+/*
+ * Write a SnapshotBatch to path: a file atomically (a temporary renamed over
+ * it), '-' to stdout, and anything that is not a regular file (/dev/null, a
+ * FIFO, /dev/stdout) written into, never replaced.
+ */
 static int write_output(const char *path, const uint8_t *buf, size_t len)
 {
 	char tmp[4096];
+	struct stat st;
 	FILE *f;
 	bool ok;
 
 	if (!strcmp(path, "-"))
 		return fwrite(buf, 1, len, stdout) == len && !fflush(stdout) ? 0 : -1;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "wb");
+		if (!f)
+			return -1;
+		ok = fwrite(buf, 1, len, f) == len;
+		return !fclose(f) && ok ? 0 : -1;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "wb");
 	if (!f)

@@ -167,7 +167,7 @@ check_grep "lrugend: aging goes to memory.lru_gen" "aging skipped: '.*/sys/fs/cg
 	"$(cat "$tmp/cg.log")"
 dump=$("$PBDUMP" "$tmp/cg.pb")
 check "lrugend: source memory.lru_gen" 2 "$(jq '.[0].source' <<<"$dump")"
-check "lrugend: memcgs kept (id 0 is not dying here)" '["/","/jobs/batch","/jobs/web"]' \
+check "lrugend: memcgs kept (id 0 is not dying here; empty /jobs as their parent)" '["/","/jobs","/jobs/batch","/jobs/web"]' \
 	"$(jq -c '[.[0].lruvecs[].memcg] | unique' <<<"$dump")"
 check "lrugend: root id" 1 "$(jq '[.[0].lruvecs[] | select(.memcg == "/")][0].memcg_id' <<<"$dump")"
 check "lrugend: web id unknown" 0 "$(jq '[.[0].lruvecs[] | select(.memcg == "/jobs/web")][0].memcg_id' <<<"$dump")"

@@ -141,6 +141,16 @@ check_rc "--output without a spool directory" 0 "$LRUGEND" --root "$r61" --no-ag
 check "... its snapshot's seq is the clock's" 1 \
 	"$("$PBDUMP" "$tmp/nospool.pb" | jq --argjson t0 "$t0" '.[0].seq >= $t0 and .[0].seq < $t0 + 60000 | if . then 1 else 0 end')"
 check "... and no spool was made" 1 "$([ -e "$tmp/no" ] && echo 0 || echo 1)"
+# --output into what is not a regular file (a FIFO here, /dev/null alike): written
+# into, not replaced by a renamed temporary (that once turned /dev/null into a file)
+mkfifo "$tmp/fifo"
+timeout 30 cat "$tmp/fifo" >"$tmp/fromfifo.pb" &
+reader=$!
+check_rc "--output FIFO" 0 timeout 30 "$LRUGEND" --root "$r61" --no-age --spool "$tmp/fifospool" --output "$tmp/fifo"
+wait "$reader"
+check "... the FIFO is still a FIFO" fifo "$([ -p "$tmp/fifo" ] && echo fifo || stat -c %F "$tmp/fifo")"
+check "... its reader got the batch" 1 "$("$PBDUMP" "$tmp/fromfifo.pb" | jq length)"
+check "... no temporary left beside it" "" "$(ls "$tmp" | grep '^fifo\.tmp')"
 # --once whose send fails: exit 1, the snapshot waits in the spool
 check_rc "--once, store unreachable: exit 1" 1 timeout 60 "$LRUGEND" --once --root "$r61" --no-age --spool "$tmp/oncespool" \
 	--store http://127.0.0.1:1 --timeout 2s

@@ -66,7 +66,8 @@ check "+Inf is everything resident" $(((21003 + 9728) * 4096)) \
 check "buckets are cumulative" "" "$(grep '^lrugen_memory_bytes{' <<<"$m" |
 	awk -F'[{}]' '{ key = $2; sub(/,age_le=.*/, "", key); v = $3 + 0
 		if (key == last && v < prev) print "decreasing: " $0; last = key; prev = v }')"
-check "series per lruvec: 2 types x (4 buckets + Inf)" $((7 * 2 * 5)) \
+# 9 lruvecs: /, /jobs (empty, kept as the parent), web, batch on 2 nodes; odd on 1
+check "series per lruvec: 2 types x (4 buckets + Inf)" $((9 * 2 * 5)) \
 	"$(grep -c '^lrugen_memory_bytes{' <<<"$m")"
 check_grep "label values escaped" 'memcg="/jobs/odd \\"name\\" \\\\x"' "$m"
 check "no per-generation series by default" 0 "$(grep -c '^lrugen_generation_bytes' <<<"$m")"
