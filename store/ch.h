@@ -25,8 +25,10 @@
  * already (counted as duplicates in the answer), and INSERT them in two
  * statements: memcg_samples (one row per snapshot and memcg path), then the
  * raw snapshots. Materialized views fill the latest-state tables
- * (hosts_latest, hosts_first, nodes_latest, memcgs_latest) from these
- * INSERTs. With a cluster each INSERT goes through the Distributed table
+ * (hosts_latest, hosts_first, nodes_latest, memcgs_latest, and since
+ * version 3 memcgs_by_path, sorted by path, and paths) from these INSERTs
+ * (a view does not fire on another view's rows: what the writer writes to
+ * memcgs_latest itself it writes to memcgs_by_path too). With a cluster each INSERT goes through the Distributed table
  * synchronously (insert_distributed_sync) with insert_quorum =
  * clickhouse-insert-quorum: ClickHouse answers only once that many replicas
  * of each shard hold the rows. Only then are the jobs acknowledged (done():
@@ -43,8 +45,9 @@
  * earlier INSERT may have stopped between its raw row and the views). Every
  * table is a replacing engine keyed by the row's identity (a snapshot: host,
  * boot id, seq; the latest state: host [, node | memcg path], the newest
- * taken_ms wins), and every query reads with FINAL, so each snapshot counts
- * once in every answer whatever was written twice.
+ * taken_ms wins), and every query reads with FINAL (or, for the working
+ * set's raw samples, counts distinct host, boot id, seq), so each snapshot
+ * counts once in every answer whatever was written twice.
  */
 #ifndef STORE_CH_H
 #define STORE_CH_H

@@ -574,6 +574,35 @@ static int cold_scan_memcgs(struct iter *it, unsigned k, const char *glob, struc
 	return rc;
 }
 
+/*
+ * A ClickHouse condition on path: the paths starting with glob's literal
+ * prefix, as a range a key sorted by path reads alone (startsWith alone
+ * reads every row in 18.16). The range ends at the prefix with its last byte
+ * below 0xff incremented; a prefix of 0xff bytes only has no end.
+ */
+static int ch_path_prefix(struct lru_buf *sql, const char *glob)
+{
+	size_t n = glob ? lru_fleet_glob_prefix(glob) : 0, e = n;
+	char *end;
+	int rc;
+
+	if (!n)
+		return lru_buf_printf(sql, NULL, "1") ? -1 : 0;
+	while (e && (unsigned char)glob[e - 1] == 0xff)
+		e--;
+	if (!(end = malloc(n + 1)))
+		return -1;
+	memcpy(end, glob, e);
+	if (e)
+		end[e - 1] = (char)((unsigned char)end[e - 1] + 1);
+	rc = lru_buf_printf(sql, NULL, "path >= ") || ch_quote(sql, glob, n, NULL) ||
+	     (e && (lru_buf_printf(sql, NULL, " AND path < ") || ch_quote(sql, end, e, NULL))) ||
+	     lru_buf_printf(sql, NULL, " AND startsWith(path, ") || ch_quote(sql, glob, n, NULL) ||
+	     lru_buf_printf(sql, NULL, ")") ? -1 : 0;
+	free(end);
+	return rc;
+}
+
 /* The latest rows of hosts (mode 0), nodes (1) or memcgs (2) from ClickHouse. */
 static int cold_ch(struct query *q, int mode, unsigned k, const char *glob, struct cold_rows *rs)
 {
@@ -592,13 +621,12 @@ static int cold_ch(struct query *q, int mode, unsigned k, const char *glob, stru
 				    CH_COLD("node_") ", node_warnings FROM %s FINAL WHERE (host, "
 				    "taken_ms) IN (SELECT host, taken_ms FROM %s FINAL)",
 				    ch_table(q->ch, "nodes_latest", t, sizeof(t)), h) ? -1 : 0;
-	else	/* the glob's literal prefix filters in ClickHouse (path is in the key: FINAL holds) */
+	else	/* the glob's literal prefix: a range of memcgs_by_path's key (FINAL holds) */
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, path, taken_ms, total, " CH_COLD("")
 				    ", warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
-				    "taken_ms FROM %s FINAL) AND startsWith(path, ",
-				    ch_table(q->ch, "memcgs_latest", t, sizeof(t)), h) ||
-		     ch_quote(&sql, glob ? glob : "", glob ? lru_fleet_glob_prefix(glob) : 0, NULL) ||
-		     lru_buf_append(&sql, ")", 1, NULL) ? -1 : 0;
+				    "taken_ms FROM %s FINAL) AND ",
+				    ch_table(q->ch, "memcgs_by_path", t, sizeof(t)), h) ||
+		     ch_path_prefix(&sql, glob) ? -1 : 0;
 	if (rc || lru_buf_append(&sql, "", 1, NULL)) {
 		lru_buf_release(&sql);
 		return bad(q, 500, "out of memory"), -1;
@@ -1070,18 +1098,25 @@ static int wss_sqlite(struct query *q, struct wss_acc *a)
 /* ClickHouse: the paths of memcg_samples matching glob (ids: their places in ps). */
 static int wss_paths_ch(struct query *q, const char *glob, struct path_set *ps)
 {
-	char sql[512], tbl[160], tbl2[160];
+	struct lru_buf sql;
+	char tbl[160];
 	struct iter it;
 	int rc;
 
 	memset(ps, 0, sizeof(*ps));
 	map_init(&ps->index);
-	/* every path ever stored, as sqlite's paths table: the latest state keeps them all */
-	snprintf(sql, sizeof(sql), "SELECT DISTINCT path FROM (SELECT DISTINCT path FROM %s "
-		 "UNION ALL SELECT DISTINCT path FROM %s) ORDER BY path",
-		 ch_table(q->ch, "memcgs_latest", tbl, sizeof(tbl)),
-		 ch_table(q->ch, "wss_hourly_n", tbl2, sizeof(tbl2)));
-	if (!iter_ch(q, &it, sql))
+	/* every path ever stored, raw or rolled up, as sqlite's paths table */
+	lru_buf_init(&sql);
+	rc = lru_buf_printf(&sql, NULL, "SELECT DISTINCT path FROM %s WHERE ",
+			    ch_table(q->ch, "paths", tbl, sizeof(tbl))) || ch_path_prefix(&sql, glob) ||
+	     lru_buf_printf(&sql, NULL, " ORDER BY path") || lru_buf_append(&sql, "", 1, NULL) ? -1 : 0;
+	if (rc) {
+		lru_buf_release(&sql);
+		return bad(q, 500, "out of memory"), -1;
+	}
+	rc = iter_ch(q, &it, (const char *)sql.data) ? 0 : -1;
+	lru_buf_release(&sql);
+	if (rc)
 		return -1;
 	while ((rc = iter_next(&it)) == 1)
 		if (!fnmatch(glob, row_str(&it.r, 0), 0) &&
@@ -1095,16 +1130,16 @@ static int wss_paths_ch(struct query *q, const char *glob, struct path_set *ps)
 }
 
 /*
- * " FINAL WHERE ... AND path IN ('a', ...) AND day [NOT] IN (days)": the
- * rows of a's window and paths in memcg_samples (raw; days: the days rolled
- * up, not counted from there) or in wss_hourly(_n) (days: the marked days,
+ * " WHERE ... AND path IN ('a', ...) AND day [NOT] IN (days)": the rows of
+ * a's window and paths in memcg_samples (raw; days: the days rolled up, not
+ * counted from there) or in wss_hourly(_n) (FINAL; days: the marked days,
  * counted from there), into b.
  */
 static int wss_where_ch(struct wss_acc *a, bool raw, const char *days, struct lru_buf *b)
 {
 	int64_t from_hour = a->from_hour > 0 ? a->from_hour : 0;
 
-	if (lru_buf_printf(b, NULL, " FINAL WHERE %s >= %" PRId64 " AND path IN (",
+	if (lru_buf_printf(b, NULL, "%s WHERE %s >= %" PRId64 " AND path IN (", raw ? "" : " FINAL",
 			   raw ? "taken_ms" : "hour", raw ? from_hour * HOUR_MS : from_hour))
 		return -1;
 	for (size_t i = 0; i < a->ps->n; i++)
@@ -1123,8 +1158,13 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const char *days, struct lr
  * and lru_hist bucket of the hot bytes at threshold a->k, the count and the
  * largest value. From memcg_samples for the days not rolled up, and (UNION
  * ALL) from the rollups of the marked days (ch_rolled_days): no sample is
- * counted in both.
+ * counted in both. A raw sample stored twice (a snapshot sent again) is one
+ * sample: its copies are alike, so a count of distinct (host, boot_id, seq)
+ * and a max count it once, without the cost of FINAL (its merge of every
+ * part's rows, 4x slower for one job's week).
  */
+#define CH_SAMPLE "host, boot_id, seq"
+
 static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *rolled,
 		      const char *marked, struct lru_buf *sql)
 {
@@ -1138,13 +1178,15 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *
 		rc = lru_buf_printf(sql, NULL, "SELECT path, sum(n), uniqExact(hour)") ? -1 : 0;
 		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 			rc = lru_buf_printf(sql, NULL, ", sum(w%u)", b) ? -1 : 0;
-		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, toUInt64(1) AS n, "
-					  "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour", HOUR_MS) ? -1 : 0;
+		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, uniqExact(" CH_SAMPLE
+					  ") AS n, toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour",
+					  HOUR_MS) ? -1 : 0;
 		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-			rc = lru_buf_printf(sql, NULL, ", toUInt64(bitAnd(warnings, %u) != 0) AS w%u",
-					    1u << b, b) ? -1 : 0;
+			rc = lru_buf_printf(sql, NULL, ", uniqExactIf(" CH_SAMPLE ", bitAnd(warnings, "
+					    "%u) != 0) AS w%u", 1u << b, b) ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM %s", raw) ||
-		     wss_where_ch(a, true, rolled, sql) ? -1 : 0;
+		     wss_where_ch(a, true, rolled, sql) ||
+		     lru_buf_printf(sql, NULL, " GROUP BY path, hour") ? -1 : 0;
 		if (!rc && *marked) {
 			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, n, hour") ? -1 : 0;
 			for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
@@ -1154,8 +1196,9 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *
 		}
 		rc = rc || lru_buf_printf(sql, NULL, ") GROUP BY path") ? -1 : 0;
 	} else {
-		rc = lru_buf_printf(sql, NULL, "SELECT path, max(hot), count() FROM (SELECT path, "
-				    "toUInt64(total - cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s", a->k + 1, raw) ||
+		rc = lru_buf_printf(sql, NULL, "SELECT path, max(hot), uniqExact(" CH_SAMPLE ") FROM "
+				    "(SELECT path, " CH_SAMPLE ", toUInt64(total - cold[%u]) AS hot, "
+				    CH_HOT_BUCKET " FROM %s", a->k + 1, raw) ||
 		     wss_where_ch(a, true, rolled, sql) ||
 		     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
 		if (!rc && *marked)
