@@ -1153,60 +1153,125 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const char *days, struct lr
 }
 
 /*
- * The two queries of wss_ch into sql: pass 0, per path, the samples, the
- * hours with samples and the samples with each warning bit; pass 1, per path
- * and lru_hist bucket of the hot bytes at threshold a->k, the count and the
- * largest value. From memcg_samples for the days not rolled up, and (UNION
- * ALL) from the rollups of the marked days (ch_rolled_days): no sample is
- * counted in both. A raw sample stored twice (a snapshot sent again) is one
- * sample: its copies are alike, so a count of distinct (host, boot_id, seq)
- * and a max count it once, without the cost of FINAL (its merge of every
- * part's rows, 4x slower for one job's week).
+ * The query of wss_ch into sql, one scan: rows of (kind, path, largest hot
+ * bytes, samples, their hours, samples with each warning bit). Kind 0, per
+ * path and lru_hist bucket of the hot bytes at threshold a->k, from
+ * memcg_samples for the days not rolled up: all of it. From the rollups of
+ * the marked days (ch_rolled_days), UNION ALL: kind 1, wss_hourly's buckets
+ * (the histogram), and kind 2, per path, wss_hourly_n (the samples, hours
+ * and warnings). No sample is counted in both. A raw sample stored twice (a
+ * snapshot sent again) is one sample: its copies are alike, so a count of
+ * distinct (host, boot_id, seq) and a max count it once, without the cost
+ * of FINAL (its merge of every part's rows, 4x slower for one job's week).
  */
 #define CH_SAMPLE "host, boot_id, seq"
+enum { WSS_RAW, WSS_HOURLY, WSS_HOURLY_N };
 
-static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *rolled,
-		      const char *marked, struct lru_buf *sql)
+static int wss_sql_ch(struct query *q, struct wss_acc *a, const char *rolled, const char *marked,
+		      struct lru_buf *sql)
 {
-	char raw[160], hourly[160];
+	char raw[160], hourly[160], hourly_n[160];
 	int rc;
 
 	ch_table(q->ch, "memcg_samples", raw, sizeof(raw));
-	ch_table(q->ch, pass ? "wss_hourly" : "wss_hourly_n", hourly, sizeof(hourly));
-	if (pass == 0) {
-		/* one GROUP BY over both: a day may have raw samples and rollups in one hour */
-		rc = lru_buf_printf(sql, NULL, "SELECT path, sum(n), uniqExact(hour)") ? -1 : 0;
+	ch_table(q->ch, "wss_hourly", hourly, sizeof(hourly));
+	ch_table(q->ch, "wss_hourly_n", hourly_n, sizeof(hourly_n));
+	rc = lru_buf_printf(sql, NULL, "SELECT toUInt8(%d), path, max(hot), uniqExact(" CH_SAMPLE
+			    "), groupUniqArray(hour)", WSS_RAW) ? -1 : 0;
+	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
+		rc = lru_buf_printf(sql, NULL, ", uniqExactIf(" CH_SAMPLE ", bitAnd(warnings, %u) != 0)",
+				    1u << b) ? -1 : 0;
+	rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, " CH_SAMPLE ", warnings, "
+				  "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, toUInt64(total - "
+				  "cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s", HOUR_MS, a->k + 1, raw) ||
+	     wss_where_ch(a, true, rolled, sql) ||
+	     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
+	if (!rc && *marked) {
+		rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT toUInt8(%d), path, max(max), sum(n), "
+				    "emptyArrayInt64()", WSS_HOURLY) ? -1 : 0;
 		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-			rc = lru_buf_printf(sql, NULL, ", sum(w%u)", b) ? -1 : 0;
-		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, uniqExact(" CH_SAMPLE
-					  ") AS n, toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour",
-					  HOUR_MS) ? -1 : 0;
+			rc = lru_buf_printf(sql, NULL, ", toUInt64(0)") ? -1 : 0;
+		rc = rc || lru_buf_printf(sql, NULL, " FROM %s", hourly) ||
+		     wss_where_ch(a, false, marked, sql) ||
+		     lru_buf_printf(sql, NULL, " AND k = %u GROUP BY path, bucket UNION ALL SELECT "
+				    "toUInt8(%d), path, toUInt64(0), sum(n), groupUniqArray(hour)",
+				    a->k, WSS_HOURLY_N) ? -1 : 0;
 		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-			rc = lru_buf_printf(sql, NULL, ", uniqExactIf(" CH_SAMPLE ", bitAnd(warnings, "
-					    "%u) != 0) AS w%u", 1u << b, b) ? -1 : 0;
-		rc = rc || lru_buf_printf(sql, NULL, " FROM %s", raw) ||
-		     wss_where_ch(a, true, rolled, sql) ||
-		     lru_buf_printf(sql, NULL, " GROUP BY path, hour") ? -1 : 0;
-		if (!rc && *marked) {
-			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, n, hour") ? -1 : 0;
-			for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-				rc = lru_buf_printf(sql, NULL, ", warn[%u]", b + 1) ? -1 : 0;
-			rc = rc || lru_buf_printf(sql, NULL, " FROM %s", hourly) ||
-			     wss_where_ch(a, false, marked, sql) ? -1 : 0;
-		}
-		rc = rc || lru_buf_printf(sql, NULL, ") GROUP BY path") ? -1 : 0;
-	} else {
-		rc = lru_buf_printf(sql, NULL, "SELECT path, max(hot), uniqExact(" CH_SAMPLE ") FROM "
-				    "(SELECT path, " CH_SAMPLE ", toUInt64(total - cold[%u]) AS hot, "
-				    CH_HOT_BUCKET " FROM %s", a->k + 1, raw) ||
-		     wss_where_ch(a, true, rolled, sql) ||
-		     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
-		if (!rc && *marked)
-			rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT path, max(max), sum(n) FROM %s",
-					    hourly) || wss_where_ch(a, false, marked, sql) ||
-			     lru_buf_printf(sql, NULL, " AND k = %u GROUP BY path, bucket", a->k) ? -1 : 0;
+			rc = lru_buf_printf(sql, NULL, ", sum(warn[%u])", b + 1) ? -1 : 0;
+		rc = rc || lru_buf_printf(sql, NULL, " FROM %s", hourly_n) ||
+		     wss_where_ch(a, false, marked, sql) ||
+		     lru_buf_printf(sql, NULL, " GROUP BY path") ? -1 : 0;
 	}
 	return rc || lru_buf_append(sql, "", 1, NULL) ? -1 : 0;
+}
+
+/* The hours of one path: a set, as the rows of wss_ch give them (a TSV array). */
+struct hour_set {
+	int64_t *v;
+	size_t n, alloc;
+};
+
+static int hour_set_add(struct hour_set *s, const char *array)
+{
+	const char *p = array + (*array == '[');
+
+	while (*p && *p != ']') {
+		char *end;
+		int64_t h = strtoll(p, &end, 10);
+
+		if (end == p)
+			return 0;	/* not a number: ClickHouse sent none */
+		if (s->n == s->alloc) {
+			size_t alloc = s->alloc ? s->alloc * 2 : 32;
+			int64_t *v = realloc(s->v, alloc * sizeof(*v));
+
+			if (!v)
+				return -1;
+			s->v = v;
+			s->alloc = alloc;
+		}
+		s->v[s->n++] = h;
+		p = end + (*end == ',');
+	}
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* how many distinct hours s holds */
+static uint64_t hour_set_count(struct hour_set *s)
+{
+	uint64_t n = 0;
+
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
+	for (size_t i = 0; i < s->n; i++)
+		n += !i || s->v[i] != s->v[i - 1];
+	return n;
+}
+
+/* ps holds the paths sorted (wss_paths_ch): their place, or ps->n */
+static size_t path_place(const struct path_set *ps, const char *path)
+{
+	size_t lo = 0, hi = ps->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ps->paths[mid], path);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return ps->n;
 }
 
 /*
@@ -1218,55 +1283,56 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, int pass, const char *
 static int wss_ch(struct query *q, struct wss_acc *a)
 {
 	struct lru_buf sql, rolled, marked;
+	struct hour_set *hours = NULL;
 	struct lru_error err;
 	struct iter it;
-	int rc = -1, pass;
+	int rc = -1;
 
+	lru_buf_init(&sql);
 	lru_buf_init(&rolled);
 	lru_buf_init(&marked);
 	if (ch_rolled_days(q->ch, a->from_hour > 0 ? a->from_hour * HOUR_MS : 0, &rolled, &marked,
 			   &err)) {
-		lru_buf_release(&rolled);
-		lru_buf_release(&marked);
-		return bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg), -1;
+		bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg);
+		goto out;
 	}
-	for (pass = 0; pass < 2; pass++) {
-		lru_buf_init(&sql);
-		if (wss_sql_ch(q, a, pass, (const char *)rolled.data, (const char *)marked.data,
-			       &sql)) {
-			lru_buf_release(&sql);
+	hours = calloc(a->ps->n ? a->ps->n : 1, sizeof(*hours));
+	if (!hours || wss_sql_ch(q, a, (const char *)rolled.data, (const char *)marked.data, &sql)) {
+		bad(q, 500, "out of memory");
+		goto out;
+	}
+	if (!iter_ch(q, &it, (const char *)sql.data))
+		goto out;
+	while ((rc = iter_next(&it)) == 1) {
+		const struct row *r = &it.r;
+		int64_t kind = row_i64(r, 0);
+		size_t i = path_place(a->ps, row_str(r, 1));
+		int e = 0;
+
+		if (i == a->ps->n)
+			continue;
+		if (kind != WSS_HOURLY) {
+			a->samples[i] += row_u64(r, 3);
+			for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
+				a->warn[i].n[b] += row_u64(r, 5 + (int)b);
+			e = hour_set_add(&hours[i], row_str(r, 4));
+		}
+		if (!e && kind != WSS_HOURLY_N)
+			e = lru_hist_add(&a->h[i], row_u64(r, 2), row_u64(r, 3), NULL) ? -1 : 0;
+		if (e) {
 			rc = -1;
 			bad(q, 500, "out of memory");
 			break;
 		}
-		rc = iter_ch(q, &it, (const char *)sql.data) ? 0 : -1;
-		lru_buf_release(&sql);
-		if (rc)
-			break;
-		while ((rc = iter_next(&it)) == 1) {
-			const struct row *r = &it.r;
-			size_t i;
-
-			/* ps holds the paths in order: find this one */
-			for (i = 0; i < a->ps->n && strcmp(a->ps->paths[i], row_str(r, 0)); i++)
-				;
-			if (i == a->ps->n)
-				continue;
-			if (pass == 0) {
-				a->samples[i] += row_u64(r, 1);
-				a->hours[i] += row_u64(r, 2);
-				for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
-					a->warn[i].n[b] += row_u64(r, 3 + (int)b);
-			} else if (lru_hist_add(&a->h[i], row_u64(r, 1), row_u64(r, 2), NULL)) {
-				rc = -1;
-				bad(q, 500, "out of memory");
-				break;
-			}
-		}
-		iter_release(&it);
-		if (rc)
-			break;
 	}
+	iter_release(&it);
+	for (size_t i = 0; !rc && i < a->ps->n; i++)
+		a->hours[i] += hour_set_count(&hours[i]);
+out:
+	for (size_t i = 0; hours && i < a->ps->n; i++)
+		free(hours[i].v);
+	free(hours);
+	lru_buf_release(&sql);
 	lru_buf_release(&rolled);
 	lru_buf_release(&marked);
 	return rc ? -1 : 0;
