@@ -282,6 +282,7 @@ struct ch_table_def {
 	const char *shard;	/* the Distributed table's sharding key; NULL: sipHash64(host) */
 	bool everywhere;	/* not sharded: one replicated table on every server */
 	const char *view;	/* the view's name, for a table filled from two; NULL: NAME_mv */
+	const char *fill;	/* a table of an older version: --migrate fills this one from it */
 };
 
 #define COLD_COL "cold Array(UInt64)"
@@ -293,7 +294,7 @@ static const struct ch_table_def tables_v1[] = {
 	{ "memcg_samples",
 	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
 	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL, NULL, false, NULL },
+	  NULL, NULL, NULL, NULL, false, NULL, NULL },
 	{ "snapshots",
 	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
 	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
@@ -302,7 +303,7 @@ static const struct ch_table_def tables_v1[] = {
 	  "node Array(Int32), node_mem_total Array(UInt64), node_mem_free Array(UInt64), "
 	  "node_total Array(UInt64), node_cold Array(Array(UInt64)), node_warnings Array(UInt32), "
 	  "paths String, data String", "(host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL, NULL, false, NULL },
+	  NULL, NULL, NULL, NULL, false, NULL, NULL },
 	{ "hosts_latest",
 	  "host String, taken_ms UInt64, ingest_ms Int64, boot_id String, seq UInt64, "
 	  "kernel String, page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, "
@@ -310,22 +311,23 @@ static const struct ch_table_def tables_v1[] = {
 	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL, "snapshots",
 	  "host, taken_ms, ingest_ms, boot_id, seq, kernel, page_size, nr_nodes, nr_memcgs, "
 	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings",
-	  NULL, NULL, false, NULL },
+	  NULL, NULL, false, NULL, NULL },
 	/* the smallest ingest time wins: the version is its complement */
 	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL,
 	  "snapshots", "host, ingest_ms AS first_seen_ms, "
-	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL, false, NULL },
+	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL, false, NULL, NULL },
 	/* named as in snapshots: an ARRAY JOIN keeps the arrays' names */
 	{ "nodes_latest",
 	  "host String, node Int32, taken_ms UInt64, node_mem_total UInt64, node_mem_free UInt64, "
 	  "node_total UInt64, node_cold Array(UInt64), node_warnings UInt32", "(host, node)",
 	  "taken_ms", NULL, "snapshots",
 	  "host, node, taken_ms, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
-	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings", NULL, false, NULL },
+	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
+	  NULL, false, NULL, NULL },
 	{ "memcgs_latest",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
 	  "(host, path)", "taken_ms", NULL, "memcg_samples",
-	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL },
+	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL, NULL },
 };
 
 /*
@@ -340,14 +342,14 @@ static const struct ch_table_def tables_v2[] = {
 	/* per path, hour and threshold k: the lru_hist buckets of the hot bytes */
 	{ "wss_hourly", "path String, hour Int64, part UInt64, k UInt8, bucket UInt32, "
 	  "n UInt64, max UInt64", "(path, hour, k, bucket, part)", NULL, PARTITION_BY_HOUR_DAY,
-	  NULL, NULL, NULL, "sipHash64(path)", false, NULL },
+	  NULL, NULL, NULL, "sipHash64(path)", false, NULL, NULL },
 	/* per path and hour: samples, and how many of them had each warning bit */
 	{ "wss_hourly_n", "path String, hour Int64, part UInt64, n UInt64, warn Array(UInt64)",
 	  "(path, hour, part)", NULL, PARTITION_BY_HOUR_DAY, NULL, NULL, NULL,
-	  "sipHash64(path)", false, NULL },
+	  "sipHash64(path)", false, NULL, NULL },
 	/* the days that have rollups: part 0 written directly (put_late), else rolled up (roll_day) */
 	{ "wss_days", "day UInt32, part UInt64, rolled_ms Int64", "(day, part)", NULL, NULL,
-	  NULL, NULL, NULL, NULL, true, NULL },
+	  NULL, NULL, NULL, NULL, true, NULL, NULL },
 };
 
 /*
@@ -359,41 +361,26 @@ static const struct ch_table_def tables_v2[] = {
  * directly: the writer sends memcgs_latest's own rows to memcgs_by_path too
  * (insert_into), and paths has a view of each of memcg_samples and
  * wss_hourly_n (which has every late or imported path). --migrate fills
- * them from the older tables (backfill_v3).
+ * them from the older tables ("fill": memcgs_latest has every raw path).
  */
 static const struct ch_table_def tables_v3[] = {
 	{ "memcgs_by_path",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
 	  "(path, host)", "taken_ms", NULL, "memcg_samples",
-	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL },
+	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL, "memcgs_latest" },
 	{ "paths", "path String", "path", NULL, NULL, "memcg_samples", "DISTINCT path", NULL,
-	  "sipHash64(path)", false, NULL },
+	  "sipHash64(path)", false, NULL, "memcgs_latest" },
 	{ "paths", "path String", "path", NULL, NULL, "wss_hourly_n", "DISTINCT path", NULL,
-	  "sipHash64(path)", false, "paths_rollups_mv" },
-};
-
-/* INSERT ... SELECT, naming the tables of backfill_v3_tables in turn (ch_table names) */
-static const char *const backfill_v3[] = {
-	"INSERT INTO %s SELECT host, path, taken_ms, total, cold, warnings FROM %s FINAL",
-	"INSERT INTO %s SELECT DISTINCT path FROM (SELECT DISTINCT path FROM %s "
-	"UNION ALL SELECT DISTINCT path FROM %s)",
-};
-static const char *const backfill_v3_tables[][3] = {
-	{ "memcgs_by_path", "memcgs_latest", NULL },
-	{ "paths", "memcgs_latest", "wss_hourly_n" },
+	  "sipHash64(path)", false, "paths_rollups_mv", "wss_hourly_n" },
 };
 
 static const struct {
 	const struct ch_table_def *t;
 	size_t n;
-	const char *const *backfill;	/* INSERT ... SELECT run once the tables are there */
-	const char *const (*tables)[3];	/* their tables: the target, then up to two sources */
-	size_t nr_backfill;
 } schema[] = {
-	{ tables_v1, sizeof(tables_v1) / sizeof(tables_v1[0]), NULL, NULL, 0 },
-	{ tables_v2, sizeof(tables_v2) / sizeof(tables_v2[0]), NULL, NULL, 0 },
-	{ tables_v3, sizeof(tables_v3) / sizeof(tables_v3[0]), backfill_v3, backfill_v3_tables,
-	  sizeof(backfill_v3) / sizeof(backfill_v3[0]) },
+	{ tables_v1, sizeof(tables_v1) / sizeof(tables_v1[0]) },
+	{ tables_v2, sizeof(tables_v2) / sizeof(tables_v2[0]) },
+	{ tables_v3, sizeof(tables_v3) / sizeof(tables_v3[0]) },
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -435,6 +422,31 @@ static enum lru_err create_everywhere(struct ch *ch, const char *name, const cha
 		       "ORDER BY %s", db, name, ch->on_cluster, columns, engine, order);
 }
 
+/*
+ * A table new in this schema version, its view there already: the rows its
+ * view would have written from t->fill's. Not read FINAL (18.16 cannot
+ * when the SELECT leaves out the key): a copy not merged yet is replaced in
+ * the new table as in the old. Synchronous on a cluster (--migrate ends
+ * when the rows are on their shards); run again, it writes the same rows,
+ * which the replacing engines keep once.
+ */
+static enum lru_err fill_table(struct ch *ch, const struct ch_table_def *t, struct lru_error *err)
+{
+	static const char *const sync[] = { "insert_distributed_sync", "1", NULL };
+	char to[160], from[160], sql[SQL_MAX];
+	int64_t t0 = lru_now_ms();
+	enum lru_err rc;
+
+	snprintf(sql, sizeof(sql), "INSERT INTO %s SELECT %s FROM %s",
+		 ch_table(ch, t->name, to, sizeof(to)), t->select,
+		 ch_table(ch, t->fill, from, sizeof(from)));
+	log_info("clickhouse: filling %s from %s", to, from);
+	rc = ch_post(ch, sql, NULL, 0, ch->on_cluster[0] ? sync : NULL, NULL, err);
+	if (!rc)
+		log_info("clickhouse: %s filled from %s in %" PRId64 " ms", to, from, lru_now_ms() - t0);
+	return rc;
+}
+
 static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, struct lru_error *err)
 {
 	const char *db = ch->cfg->ch_database, *cl = ch->cfg->ch_cluster;
@@ -458,11 +470,11 @@ static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, st
 			     "AS SELECT %s FROM %s.%s_local%s%s", db, t->view ? t->view : t->name,
 			     t->view ? "" : "_mv", ch->on_cluster, db, t->name, t->select, db, t->from,
 			     t->array_join ? " ARRAY JOIN " : "", t->array_join ? t->array_join : "");
-	if (rc || !ch->on_cluster[0])
-		return rc;
-	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s%s AS %s.%s_local "
-		       "ENGINE = Distributed(%s, %s, %s_local, %s)", db, t->name, ch->on_cluster,
-		       db, t->name, cl, db, t->name, t->shard ? t->shard : "sipHash64(host)");
+	if (!rc && ch->on_cluster[0])
+		rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s%s AS %s.%s_local "
+			     "ENGINE = Distributed(%s, %s, %s_local, %s)", db, t->name, ch->on_cluster,
+			     db, t->name, cl, db, t->name, t->shard ? t->shard : "sipHash64(host)");
+	return rc || !t->fill ? rc : fill_table(ch, t, err);
 }
 
 /* "SELECT max(version) ...": the schema version a server sees */
@@ -476,33 +488,6 @@ static int64_t schema_version(struct ch *ch, size_t url, struct lru_error *err)
 	return scalar_at(ch, url, sql, err);
 }
 
-/*
- * Fill a new table from the older ones (fmt: an INSERT ... SELECT naming the
- * tables in turn), synchronously on a cluster: --migrate ends when the rows
- * are on their shards. Running it again writes the same rows, which the
- * replacing engines keep once.
- */
-static enum lru_err backfill(struct ch *ch, const char *fmt, const char *const tables[3],
-			     struct lru_error *err)
-{
-	static const char *const sync[] = { "insert_distributed_sync", "1", NULL };
-	char t[3][160], sql[SQL_MAX];
-	int64_t t0 = lru_now_ms();
-	enum lru_err rc;
-
-	for (int i = 0; i < 3; i++)
-		ch_table(ch, tables[i] ? tables[i] : "", t[i], sizeof(t[i]));
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(sql, sizeof(sql), fmt, t[0], t[1], t[2]);
-#pragma GCC diagnostic pop
-	log_info("clickhouse: filling %s from the older tables", t[0]);
-	rc = ch_post(ch, sql, NULL, 0, ch->on_cluster[0] ? sync : NULL, NULL, err);
-	if (!rc)
-		log_info("clickhouse: %s filled in %" PRId64 " ms", t[0], lru_now_ms() - t0);
-	return rc;
-}
-
 /* The tables of schema version v (1-based), then the row that says it is there. */
 static enum lru_err migrate_to(struct ch *ch, int64_t v, struct lru_error *err)
 {
@@ -510,8 +495,6 @@ static enum lru_err migrate_to(struct ch *ch, int64_t v, struct lru_error *err)
 
 	for (size_t i = 0; !rc && i < schema[v - 1].n; i++)
 		rc = create_table(ch, &schema[v - 1].t[i], err);
-	for (size_t i = 0; !rc && i < schema[v - 1].nr_backfill; i++)
-		rc = backfill(ch, schema[v - 1].backfill[i], schema[v - 1].tables[i], err);
 	if (!rc)
 		rc = run_ddl(ch, err, "INSERT INTO %s.migrations_local VALUES (%" PRId64 ", %" PRId64
 			     ")", ch->cfg->ch_database, v, lru_now_ms());

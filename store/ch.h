@@ -28,9 +28,10 @@
  * (hosts_latest, hosts_first, nodes_latest, memcgs_latest, and since
  * version 3 memcgs_by_path, sorted by path, and paths) from these INSERTs
  * (a view does not fire on another view's rows: what the writer writes to
- * memcgs_latest itself it writes to memcgs_by_path too). With a cluster each INSERT goes through the Distributed table
- * synchronously (insert_distributed_sync) with insert_quorum =
- * clickhouse-insert-quorum: ClickHouse answers only once that many replicas
+ * memcgs_latest itself it writes to memcgs_by_path too). With a cluster
+ * each INSERT goes through the Distributed table synchronously
+ * (insert_distributed_sync) with insert_quorum = clickhouse-insert-quorum:
+ * ClickHouse answers only once that many replicas
  * of each shard hold the rows. Only then are the jobs acknowledged (done():
  * status 0); when the cluster cannot take them, status 503 (the collector
  * keeps them and retries). A maintenance thread drops the raw rows of days

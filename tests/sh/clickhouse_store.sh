@@ -175,7 +175,8 @@ check_grep "a service to ask about" '^/system\.slice/[a-z-]+\.service$' "$job"
 BY_MEMCG=('/v1/cold?by=memcg' '/v1/cold?by=memcg&memcg_glob=/system.slice/*&threshold=10m&limit=5'
 	"/v1/cold?by=memcg&memcg_glob=$job&limit=0" '/v1/cold?by=memcg&memcg_glob=/init.scop%5Be%5D'
 	'/v1/wss?memcg_glob=*' '/v1/wss?memcg_glob=/system.slice*&percentile=50&threshold=5m&window=1h'
-	"/v1/wss?memcg_glob=$job" '/v1/wss?memcg_glob=/user.slice*')
+	"/v1/wss?memcg_glob=$job" '/v1/wss?memcg_glob=/user.slice*'
+	"/v1/cold?by=memcg&memcg_glob=%2Fit%27s%5C%2A" "/v1/wss?memcg_glob=%2Fit%27s%27)%20OR%201%3D1%2A")
 check "one service's cold rows: as many as hosts run it" \
 	"$(q "$SQ_URL" '/v1/cold?by=memcg&limit=0' | jq --arg j "$job" '[.rows[] | select(.memcg == $j)] | length')" \
 	"$(q "$A_URL" "/v1/cold?by=memcg&memcg_glob=$job&limit=0" | jq '.rows | length')"
@@ -193,8 +194,9 @@ chq "DROP TABLE lrugen.paths_rollups_mv ON CLUSTER lrugen" >/dev/null
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version = 3" >/dev/null
 wait_for "a version 2 database with data" 30 at_version 2 && pass
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
-check_grep "--migrate 2 to 3 fills memcgs_by_path" "lrugen.memcgs_by_path filled in" "$out"
-check_grep "... and paths" "lrugen.paths filled in" "$out"
+check_grep "--migrate 2 to 3 fills memcgs_by_path" "lrugen.memcgs_by_path filled from lrugen.memcgs_latest in" "$out"
+check_grep "... and paths" "lrugen.paths filled from lrugen.memcgs_latest in" "$out"
+check_grep "... and the rolled-up paths" "lrugen.paths filled from lrugen.wss_hourly_n in" "$out"
 parity " after the upgrade" "${BY_MEMCG[@]}"
 check "timeline pages: 40 points then a cursor" "40 true" \
 	"$(q "$A_URL" '/v1/timeline?host=par00005&memcg=*&limit=40' | jq -r '"\(.points) \(.truncated)"')"
@@ -233,6 +235,13 @@ check "... rows stored again, not merged yet" 1 "$(chq "SELECT count() > uniqExa
 	boot_id, seq) FROM lrugen.memcg_samples WHERE startsWith(host, 'par')")"
 parity " with a resend's copies" "${BY_MEMCG[@]}"
 merges START
+merges_idle() {
+	local u
+	for u in ${CLICKHOUSE_URLS//,/ }; do
+		[[ $(chq "SELECT count() FROM system.merges" "$u") == 0 ]] || return 1
+	done
+}
+wait_for "merges started again and caught up" 60 merges_idle && pass
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" || { finish; exit 1; }
 TWO=(--hosts 40 --memcgs 4 --nodes 1 --history 1h --step 10m --batch 2 --threads 8)
 sim "$A_URL" two "${TWO[@]}" >"$tmp/two.a" &
