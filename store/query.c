@@ -1010,10 +1010,51 @@ json_t *query_capacity(struct query *q)
 
 /* ---- wss ---------------------------------------------------------------------------- */
 
+/* The hours of one path that hold samples: a set (duplicates dropped when counted). */
+struct hour_set {
+	int64_t *v;
+	size_t n, alloc;
+};
+
+static int hour_set_add(struct hour_set *s, int64_t h)
+{
+	if (s->n == s->alloc) {
+		size_t alloc = s->alloc ? s->alloc * 2 : 32;
+		int64_t *v = realloc(s->v, alloc * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->alloc = alloc;
+	}
+	s->v[s->n++] = h;
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* how many distinct hours s holds */
+static uint64_t hour_set_count(struct hour_set *s)
+{
+	uint64_t n = 0;
+
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
+	for (size_t i = 0; i < s->n; i++)
+		n += !i || s->v[i] != s->v[i - 1];
+	return n;
+}
+
 struct wss_acc {
 	struct path_set *ps;
 	struct lru_hist *h;	/* per path: the threshold asked for */
-	uint64_t *samples, *hours;
+	uint64_t *samples;
+	struct hour_set *hours;	/* per path: the hours with samples */
 	struct lru_fleet_warn_counts *warn;	/* per path: warned samples */
 	unsigned k;
 	int64_t from_hour;
@@ -1030,6 +1071,8 @@ static void wss_visit(void *arg, const struct rollup_cell *c)
 	if (lru_hist_merge(&a->h[i], &c->h[a->k], NULL))
 		a->oom = 1;
 	a->samples[i] += c->samples;
+	if (hour_set_add(&a->hours[i], c->hour))
+		a->oom = 1;
 	lru_fleet_warn_counts_merge(&a->warn[i], &c->warn);
 }
 
@@ -1067,8 +1110,8 @@ static int wss_sqlite(struct query *q, struct wss_acc *a)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < a->ps->n; i++) {
-		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist, warnings "
-					   "FROM wss_hourly WHERE path_id = ?1 AND hour >= ?2");
+		sqlite3_stmt *st = db_stmt(q->r, S_WSS_ROWS, "SELECT samples, hist, warnings, "
+					   "hour FROM wss_hourly WHERE path_id = ?1 AND hour >= ?2");
 
 		if (!st) {
 			rc = -1;
@@ -1078,7 +1121,8 @@ static int wss_sqlite(struct query *q, struct wss_acc *a)
 		sqlite3_bind_int64(st, 2, a->from_hour);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			a->samples[i] += col_u64(st, 0);
-			a->hours[i]++;
+			if (hour_set_add(&a->hours[i], sqlite3_column_int64(st, 3)))
+				a->oom = 1;
 			if (lru_hist_merge_blob(&a->h[i], a->k, sqlite3_column_blob(st, 1),
 						(size_t)sqlite3_column_bytes(st, 1), NULL) ||
 			    lru_fleet_warn_counts_merge_blob(&a->warn[i], sqlite3_column_blob(st, 2),
@@ -1205,13 +1249,8 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const char *rolled, co
 	return rc || lru_buf_append(sql, "", 1, NULL) ? -1 : 0;
 }
 
-/* The hours of one path: a set, as the rows of wss_ch give them (a TSV array). */
-struct hour_set {
-	int64_t *v;
-	size_t n, alloc;
-};
-
-static int hour_set_add(struct hour_set *s, const char *array)
+/* the hours of a row of wss_ch (a TSV array) into s */
+static int hour_set_add_array(struct hour_set *s, const char *array)
 {
 	const char *p = array + (*array == '[');
 
@@ -1221,38 +1260,11 @@ static int hour_set_add(struct hour_set *s, const char *array)
 
 		if (end == p)
 			return 0;	/* not a number: ClickHouse sent none */
-		if (s->n == s->alloc) {
-			size_t alloc = s->alloc ? s->alloc * 2 : 32;
-			int64_t *v = realloc(s->v, alloc * sizeof(*v));
-
-			if (!v)
-				return -1;
-			s->v = v;
-			s->alloc = alloc;
-		}
-		s->v[s->n++] = h;
+		if (hour_set_add(s, h))
+			return -1;
 		p = end + (*end == ',');
 	}
 	return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* how many distinct hours s holds */
-static uint64_t hour_set_count(struct hour_set *s)
-{
-	uint64_t n = 0;
-
-	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
-	for (size_t i = 0; i < s->n; i++)
-		n += !i || s->v[i] != s->v[i - 1];
-	return n;
 }
 
 /* ps holds the paths sorted (wss_paths_ch): their place, or ps->n */
@@ -1283,7 +1295,6 @@ static size_t path_place(const struct path_set *ps, const char *path)
 static int wss_ch(struct query *q, struct wss_acc *a)
 {
 	struct lru_buf sql, rolled, marked;
-	struct hour_set *hours = NULL;
 	struct lru_error err;
 	struct iter it;
 	int rc = -1;
@@ -1296,8 +1307,7 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 		bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg);
 		goto out;
 	}
-	hours = calloc(a->ps->n ? a->ps->n : 1, sizeof(*hours));
-	if (!hours || wss_sql_ch(q, a, (const char *)rolled.data, (const char *)marked.data, &sql)) {
+	if (wss_sql_ch(q, a, (const char *)rolled.data, (const char *)marked.data, &sql)) {
 		bad(q, 500, "out of memory");
 		goto out;
 	}
@@ -1315,7 +1325,7 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 			a->samples[i] += row_u64(r, 3);
 			for (unsigned b = 0; b < LRU_FLEET_WARN_BITS; b++)
 				a->warn[i].n[b] += row_u64(r, 5 + (int)b);
-			e = hour_set_add(&hours[i], row_str(r, 4));
+			e = hour_set_add_array(&a->hours[i], row_str(r, 4));
 		}
 		if (!e && kind != WSS_HOURLY_N)
 			e = lru_hist_add(&a->h[i], row_u64(r, 2), row_u64(r, 3), NULL) ? -1 : 0;
@@ -1326,12 +1336,7 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 		}
 	}
 	iter_release(&it);
-	for (size_t i = 0; !rc && i < a->ps->n; i++)
-		a->hours[i] += hour_set_count(&hours[i]);
 out:
-	for (size_t i = 0; hours && i < a->ps->n; i++)
-		free(hours[i].v);
-	free(hours);
 	lru_buf_release(&sql);
 	lru_buf_release(&rolled);
 	lru_buf_release(&marked);
@@ -1403,8 +1408,8 @@ json_t *query_wss(struct query *q)
 	jobs = json_array();
 	json_object_set_new(doc, "jobs", jobs);
 	for (size_t i = 0; i < ps.n; i++) {
-		json_array_append_new(jobs, wss_row(ps.paths[i], &a.h[i], a.samples[i], a.hours[i],
-						    &a.warn[i], p));
+		json_array_append_new(jobs, wss_row(ps.paths[i], &a.h[i], a.samples[i],
+						    hour_set_count(&a.hours[i]), &a.warn[i], p));
 		lru_hist_merge(&all, &a.h[i], NULL);
 		all_samples += a.samples[i];
 		lru_fleet_warn_counts_merge(&all_warn, &a.warn[i]);
@@ -1417,6 +1422,8 @@ out:
 	lru_hist_release(&all);
 	free(a.h);
 	free(a.samples);
+	for (size_t i = 0; a.hours && i < ps.n; i++)
+		free(a.hours[i].v);
 	free(a.hours);
 	free(a.warn);
 	path_set_release(&ps);

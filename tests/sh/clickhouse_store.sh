@@ -8,41 +8,17 @@
 # arrives), kill -9 of a front-end, ZooKeeper restarted, the cluster restarted.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store-lib.bash"
-CLUSTER=$LRUGEN_SRC/tests/clickhouse/cluster
+. "$(dirname "$0")/clickhouse-lib.bash"
 LRUGEND=$LRUGEN_BUILD/lrugend
 tmp=$(mktemp -d)
 trap 'stop_all; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-for need in /usr/sbin/clickhouse-server /usr/share/java/zookeeper.jar; do
-	if [[ ! -e $need ]]; then
-		fail "$need is needed (scripts/install-deps)"
-		finish
-		exit
-	fi
-done
-if ! "$CLUSTER" start "$tmp/ch" >"$tmp/cluster.out" 2>&1; then
-	fail "the cluster did not start: $(tail -5 "$tmp/cluster.out")"
-	finish
-	exit
-fi
-. "$tmp/ch/cluster.env"
-pw=$(cat "$CLICKHOUSE_PASSWORD_FILE")
+ch_cluster_start || { finish; exit; }
 make_tokens "$tmp"
 CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-cluster lrugen
 	--clickhouse-user lrugen --clickhouse-password-file "$CLICKHOUSE_PASSWORD_FILE")
-NOW=$(($(date +%s) * 1000))
 
-# ---- helpers -----------------------------------------------------------------------
-# chq SQL [URL]: ClickHouse's answer, from URL or the first server that answers
-chq() {
-	local url out
-	for url in ${2:-${CLICKHOUSE_URLS//,/ }}; do
-		out=$(curl -sSf --max-time 60 -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" \
-			--data-binary "$1" "$url/" 2>&1) && { printf '%s\n' "$out"; return 0; }
-	done
-	printf '%s\n' "$out"
-	return 1
-}
+# ---- helpers (beside clickhouse-lib's) ------------------------------------------------
 # conditions for wait_for
 wss_samples() {
 	curl -s -H "Authorization: Bearer $(cat "$tmp/read.token")" "$1/v1/wss?memcg_glob=*&window=1d" |
@@ -54,45 +30,9 @@ host_stored_at_least() {
 	[[ $(chq "SELECT count() FROM lrugen.snapshots FINAL WHERE host = '$1'") -ge $2 ]] 2>/dev/null
 }
 lrugend_took_at_least() { [[ $(grep -c 'snapshot seq=' "$tmp/lrugend.log") -ge $1 ]]; }
-# counted PREFIX: snapshots of hosts PREFIX* as every answer counts them (FINAL)
-counted() { chq "SELECT count() FROM lrugen.snapshots FINAL WHERE startsWith(host, '$1')"; }
-# front-ends: start_fe NAME ARGS... sets NAME_URL and NAME_PID (store-lib's start_store)
-start_fe() {
-	local name=$1
-	shift
-	start_store "$tmp" "$@" || return 1
-	printf -v "${name}_URL" '%s' "$STORE_URL"
-	printf -v "${name}_PID" '%s' "$STORE_PID"
-	printf -v "${name}_LOG" '%s' "$STORE_LOG"
-}
-stop_fe() {
-	local pid=${1}_PID
-	STORE_PID=${!pid}
-	stop_store
-	printf -v "${1}_PID" '%s' ""
-}
 stop_all() {
-	local fe
-	for fe in A B C SQ; do
-		local pid=${fe}_PID
-		[[ -n ${!pid:-} ]] && stop_fe $fe
-	done
+	stop_fe_all
 	[[ -n ${LRUGEND_PID:-} ]] && kill -TERM "$LRUGEND_PID" 2>/dev/null && wait "$LRUGEND_PID"
-}
-# sim URL PREFIX ARGS...: a fleetsim history of hosts PREFIX* sent to URL (any.token);
-# "host boot seq" of each acknowledged snapshot appended to $tmp/PREFIX.acked
-sim() {
-	local url=$1 prefix=$2
-	shift 2
-	"$FLEETSIM" run --store "$url" --token-file "$tmp/any.token" --prefix "$prefix" \
-		--now "${SIM_NOW:-$NOW}" --seed 7 --acked "$tmp/$prefix.acked" "$@" 2>>"$tmp/fleetsim.err"
-}
-acked() { sort -u "$tmp/$1.acked" 2>/dev/null | wc -l; }
-# q URL PATH: the answer without what depends on the clock or the ingest time
-q() {
-	curl -sS -H "Authorization: Bearer $(cat "$tmp/read.token")" "$1$2" |
-		jq -S 'del(.now_ms, .since_ms, .next) |
-			if (.hosts | type) == "array" then .hosts |= map(del(.first_seen_ms, .last_ingest_ms)) else . end'
 }
 
 # ---- startup ---------------------------------------------------------------------------
@@ -158,17 +98,6 @@ out=$(sim "$SQ_URL" par "${HIST[@]}")
 check_grep "history into sqlite" "^sent=$NPAR accepted=$NPAR duplicates=0 errors=0" "$out"
 # the sqlite store's rollups are flushed every second: wait until they hold every sample
 wait_for "sqlite's hourly rollups" 10 same_samples && pass
-# parity [WHAT] PATH...: A's answers are sqlite's
-parity() {
-	local what=$1 path a s
-	shift
-	for path in "$@"; do
-		a=$(q "$A_URL" "$path")
-		s=$(q "$SQ_URL" "$path")
-		if [[ -n $a && $a == "$s" ]]; then pass
-		else fail "parity$what $path: $(diff <(echo "$s") <(echo "$a") | head -5)"; fi
-	done
-}
 # by memcg: every path, a glob's, one service's (a range of memcgs_by_path's and paths' keys)
 job=$(q "$SQ_URL" '/v1/cold?by=memcg&memcg_glob=/system.slice/*&limit=1' | jq -r '.rows[0].memcg')
 check_grep "a service to ask about" '^/system\.slice/[a-z-]+\.service$' "$job"
@@ -226,7 +155,6 @@ check_grep "/metrics counts the rounds written to ClickHouse" '^lrugen_store_tra
 
 # ---- exactly once ------------------------------------------------------------------------
 # merges stopped: the resent rows stay beside the first ones, and the answers count them once
-merges() { local u; for u in ${CLICKHOUSE_URLS//,/ }; do chq "SYSTEM $1 MERGES" "$u" >/dev/null; done; }
 merges STOP
 # (in batches of 5, not 3: blocks unlike the first ones, which replication would drop)
 check_grep "a resend: every snapshot a duplicate" "^sent=$NPAR accepted=0 duplicates=$NPAR errors=0" \
@@ -235,12 +163,6 @@ check "... rows stored again, not merged yet" 1 "$(chq "SELECT count() > uniqExa
 	boot_id, seq) FROM lrugen.memcg_samples WHERE startsWith(host, 'par')")"
 parity " with a resend's copies" "${BY_MEMCG[@]}"
 merges START
-merges_idle() {
-	local u
-	for u in ${CLICKHOUSE_URLS//,/ }; do
-		[[ $(chq "SELECT count() FROM system.merges" "$u") == 0 ]] || return 1
-	done
-}
 wait_for "merges started again and caught up" 60 merges_idle && pass
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" || { finish; exit 1; }
 TWO=(--hosts 40 --memcgs 4 --nodes 1 --history 1h --step 10m --batch 2 --threads 8)
@@ -350,16 +272,6 @@ check_grep "/metrics counts the hosts from ClickHouse" '^lrugen_store_hosts [1-9
 # raw-retention: the raw rows of days past it are dropped (whole days), the rest stays;
 # the working-set samples of those days are rolled up first, and wss answers the same
 OLD=(--hosts 3 --memcgs 2 --nodes 1 --history 20m --step 10m)
-# wssq ARGS [URL]: wss over 7 days of every path, without the clock
-wssq() { q "${2:-$B_URL}" "/v1/wss?memcg_glob=*&window=7d$1"; }
-# job_samples JSON: "PATH SAMPLES" per job
-job_samples() { jq -r '.jobs[] | "\(.memcg) \(.samples)"' <<<"$1"; }
-# add A B C: per job, A's samples + B's - C's (of job_samples)
-add() {
-	awk 'FNR == 1 { f++ } f == 1 { v[$1] = $2; o[++n] = $1 } f == 2 { v[$1] += $2 }
-		f == 3 { v[$1] -= $2 } END { for (i = 1; i <= n; i++) print o[i], v[o[i]] }' \
-		<(printf '%s\n' "$1") <(printf '%s\n' "$2") <(printf '%s\n' "$3")
-}
 # the same old (and below late) histories into the sqlite store: how many samples each adds
 s0=$(job_samples "$(wssq "" "$SQ_URL")")
 stop_fe B

@@ -143,6 +143,8 @@ check_wss() {
 	json=${json#* }
 	check "wss $1: jobs" "/jobs/batch /jobs/db /jobs/web" "$(jq -r '[.jobs[].memcg] | join(" ")' <<<"$json")"
 	check "wss $1: web samples" 2 "$(jq '.jobs[2].samples' <<<"$json")"
+	# its two samples are 60 s apart: one clock hour or two, flushed to wss_hourly or not
+	check "wss $1: web's hours" true "$(jq '.jobs[2].hours | . == 1 or . == 2' <<<"$json")"
 	check "wss $1: web p50" $((7400 * P)) "$(jq '.jobs[2].p50_bytes' <<<"$json")"
 	check "wss $1: web p95" $((11400 * P)) "$(jq '.jobs[2].p95_bytes' <<<"$json")"
 	check "wss $1: recommendation at p50" $((7400 * P)) "$(jq '.jobs[2].recommended_bytes' <<<"$json")"
