@@ -41,6 +41,8 @@ struct ch {
 	pthread_mutex_t hosts_lock;
 	int64_t hosts_at_ms;
 	uint64_t hosts;
+
+	_Atomic int64_t roll_next;		/* maintenance: the next hour to roll up; -1 unknown */
 };
 
 /* ---- requests ---------------------------------------------------------------------- */
@@ -374,6 +376,20 @@ static const struct ch_table_def tables_v3[] = {
 	  "sipHash64(path)", false, "paths_rollups_mv", "wss_hourly_n" },
 };
 
+/*
+ * Version 4: hours rolled up soon after they end (roll_hours), not at
+ * raw-retention, so that wss reads a week as rollups and at most the last
+ * hour or so of raw samples. wss_hours marks the hours that have rollups:
+ * part ROLL_PART, the hour's raw samples rolled up (their raw rows stay
+ * until raw-retention, not counted from then on); part 0, samples written
+ * as rollups directly (put_late, imports), beside the raw ones. The day
+ * marks of wss_days (versions 2 and 3) keep their meaning for their days.
+ */
+static const struct ch_table_def tables_v4[] = {
+	{ "wss_hours", "hour Int64, part UInt64, rolled_ms Int64", "(hour, part)", NULL, NULL,
+	  NULL, NULL, NULL, NULL, true, NULL, NULL },
+};
+
 static const struct {
 	const struct ch_table_def *t;
 	size_t n;
@@ -381,6 +397,7 @@ static const struct {
 	{ tables_v1, sizeof(tables_v1) / sizeof(tables_v1[0]) },
 	{ tables_v2, sizeof(tables_v2) / sizeof(tables_v2[0]) },
 	{ tables_v3, sizeof(tables_v3) / sizeof(tables_v3[0]) },
+	{ tables_v4, sizeof(tables_v4) / sizeof(tables_v4[0]) },
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -533,28 +550,27 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 
 /* ---- writing ----------------------------------------------------------------------- */
 
-/* What one round writes: rows of memcg_samples, then of snapshots (the views fill the rest). */
 /*
- * What one round writes, in this order: the marks of the days that get
+ * What one round writes, in this order: the marks of the hours that get
  * samples as rollups (see put_snapshot), rows of memcg_samples and of the
  * rollups (and of memcgs_latest for those samples), then of snapshots (the
  * views fill the rest).
  */
-enum { T_DAYS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
+enum { T_MARKS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
 
 /* the tables of each kind of rows: memcgs_latest's rows are memcgs_by_path's too (v3) */
 static const char *const insert_into[T_NR][2] = {
-	{ "wss_days_local" }, { "memcg_samples" }, { "wss_hourly" }, { "wss_hourly_n" },
+	{ "wss_hours_local" }, { "memcg_samples" }, { "wss_hourly" }, { "wss_hourly_n" },
 	{ "memcgs_latest", "memcgs_by_path" }, { "snapshots" }
 };
 
-#define MAX_LATE_DAYS 8
+#define MAX_LATE_HOURS 64
 
 struct batch {
 	struct lru_buf t[T_NR];
 	int64_t late_before;		/* samples taken before this go to the rollups */
-	uint32_t days[MAX_LATE_DAYS];	/* the days marked in t[T_DAYS] */
-	size_t nr_days;
+	int64_t hours[MAX_LATE_HOURS];	/* the hours marked in t[T_MARKS] (the first ones) */
+	size_t nr_hours;
 };
 
 /* "[a,b,...]": the cold bytes at each threshold, an Array(UInt64) field */
@@ -671,28 +687,43 @@ static int64_t day_cutoff(int64_t now, uint64_t keep)
 	return c > 0 ? c : 0;
 }
 
-/* YYYYMMDD of the UTC day of ms */
-static uint32_t utc_day(int64_t ms)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
+/*
+ * The hours rolled up soon after they end (roll_hours): hour h once
+ * clickhouse-rollup-after has passed since its end, so every hour before
+ * roll_bound(now). The writer sends the samples of an hour that ended more
+ * than two thirds of that ago to the rollups directly (those taken before
+ * late_bound(now)): a raw sample is written at least a third of it (10 min
+ * by default) before its hour is rolled up, time for its INSERT to finish
+ * and for the front-ends' clocks to differ.
+ */
+#define ROLL_PART 1	/* the part of wss_hours' and the rollups' rows of a rolled-up hour */
 
-	gmtime_r(&t, &tm);
-	return (uint32_t)((tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday);
+static int64_t roll_bound(const struct ch *ch, int64_t now)
+{
+	int64_t b = (now - (int64_t)ch->cfg->ch_rollup_after_ms) / HOUR_MS;
+
+	return b > 0 ? b : 0;
 }
 
-/* Mark day in b (once) as a day with rollups written directly. */
-static enum lru_err mark_day(struct batch *b, uint32_t day, int64_t now, struct lru_error *err)
+static int64_t late_bound(const struct ch *ch, int64_t now)
 {
-	size_t d;
+	int64_t b = (now - (int64_t)(ch->cfg->ch_rollup_after_ms * 2 / 3)) / HOUR_MS * HOUR_MS;
 
-	for (d = 0; d < b->nr_days && b->days[d] != day; d++)
+	return b > 0 ? b : 0;
+}
+
+/* Mark hour in b (once) as an hour with rollups written directly (part 0). */
+static enum lru_err mark_hour(struct batch *b, int64_t hour, int64_t now, struct lru_error *err)
+{
+	size_t h;
+
+	for (h = 0; h < b->nr_hours && b->hours[h] != hour; h++)
 		;
-	if (d < b->nr_days)
+	if (h < b->nr_hours)
 		return LRU_OK;
-	if (d < MAX_LATE_DAYS)
-		b->days[b->nr_days++] = day;
-	return lru_buf_printf(&b->t[T_DAYS], err, "%u\t0\t%" PRId64 "\n", day, now);
+	if (h < MAX_LATE_HOURS)
+		b->hours[b->nr_hours++] = hour;
+	return lru_buf_printf(&b->t[T_MARKS], err, "%" PRId64 "\t0\t%" PRId64 "\n", hour, now);
 }
 
 /* A row of wss_hourly_n: path, hour, part, samples, samples per warning bit. */
@@ -710,17 +741,17 @@ static enum lru_err put_hourly_n(struct batch *b, const char *path, int64_t hour
 }
 
 /*
- * The samples of a snapshot whose day is rolled up, or about to be (taken
- * before b->late_before): rows of wss_hourly(_n) as roll_day would make of
- * them, as a part of their own (the snapshot's identity: a resend replaces
- * it), after a mark of the day (marked first, so that no rollup row is ever
- * left without one).
+ * The samples of a snapshot whose hour is rolled up, or about to be (taken
+ * before b->late_before): rows of wss_hourly(_n) as roll_hour would make of
+ * them, as a part of their own (the snapshot's identity, never ROLL_PART: a
+ * resend replaces it), after a mark of the hour (marked first, so that no
+ * rollup row is ever left without one).
  */
 static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_t n,
 			     uint64_t part, int64_t taken, int64_t now, struct lru_error *err)
 {
 	int64_t hour = taken / HOUR_MS;
-	enum lru_err rc = mark_day(b, utc_day(taken), now, err);
+	enum lru_err rc = mark_hour(b, hour, now, err);
 
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct lru_fleet_cold *c = &sums[i].c;
@@ -767,7 +798,7 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 #define STR(buf, v) tsv_str(buf, v, strlen(v), err)
 	if (!rc && rows->taken_ms < b->late_before) {
 		if (!stored)
-			rc = put_late(b, sums, nr_sums, ident_hash(host, boot, s->host.seq),
+			rc = put_late(b, sums, nr_sums, ident_hash(host, boot, s->host.seq) | 2,
 				      rows->taken_ms, now, err);
 		/* the latest state as memcg_samples' view would write it (the newest wins) */
 		for (size_t i = 0; !rc && i < nr_sums; i++)
@@ -962,13 +993,13 @@ static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error
 		for (int i = 0; !rc && i < 2 && insert_into[k][i] && b->t[k].len; i++) {
 			int64_t t0 = lru_now_ms();
 
-			if (k == T_DAYS)	/* one table on every server */
+			if (k == T_MARKS)	/* one table on every server */
 				snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database,
 					 insert_into[k][i]);
 			else
 				ch_table(ch, insert_into[k][i], tbl, sizeof(tbl));
 			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
-			rc = insert(ch, sql, &b->t[k], k == T_DAYS ? NULL : settings, err);
+			rc = insert(ch, sql, &b->t[k], k == T_MARKS ? NULL : settings, err);
 			log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k][i],
 				  b->t[k].len, lru_now_ms() - t0);
 		}
@@ -1004,7 +1035,7 @@ enum lru_err ch_import_rollup(struct ch *ch, struct ch_import **imp, const char 
 	b = &(*imp)->b;
 	if (!c->samples)
 		return LRU_OK;
-	rc = mark_day(b, utc_day(c->hour * HOUR_MS), lru_now_ms(), err);
+	rc = mark_hour(b, c->hour, lru_now_ms(), err);
 	for (unsigned k = 0; !rc && k < LRU_FLEET_NR_THRESHOLDS; k++)
 		for (size_t i = 0; !rc && i < c->h[k].n; i++)
 			rc = tsv_str(&b->t[T_HOURLY], path, strlen(path), err) ||
@@ -1048,6 +1079,8 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 
 	memset(&b, 0, sizeof(b));
 	b.late_before = day_cutoff(now + ROLL_MARGIN_MS, ch->cfg->raw_retention_ms);
+	if (b.late_before < late_bound(ch, now))
+		b.late_before = late_bound(ch, now);
 	lru_buf_init(&known);
 	rc = stored_already(ch, jobs, &known, err);
 	log_debug("clickhouse: duplicates check in %" PRId64 " ms", lru_now_ms() - now);
@@ -1099,97 +1132,232 @@ static bool stopping(struct ch *ch)
 
 
 /*
- * Roll the raw samples of day (YYYYMMDD) up into wss_hourly(_n), as part
- * "part" (the checksum of the rows' identities, so the same rows give the
- * same part), mark the day rolled up in wss_days, and wait until every
- * server sees the mark: from then on queries count the day from the rollups
- * only, and its raw rows may go. Rolling a day again (a failure after the
- * inserts, another front-end's maintenance) replaces the same rows.
+ * Roll the raw samples of hour h up into wss_hourly(_n) as part ROLL_PART
+ * and mark the hour so in wss_hours: from then on queries count the hour
+ * from the rollups only (a server that does not see the mark yet counts
+ * its raw samples, the same answer). Each sample counts once: distinct
+ * (host, boot_id, seq), a snapshot stored twice being two alike rows.
+ * Rolling an hour again (a failure before the mark, another front-end's
+ * maintenance) writes rows of the same keys, which replace the first ones;
+ * an hour without raw samples gets its mark all the same.
  */
-static enum lru_err roll_day(struct ch *ch, const char *day, struct lru_error *err)
+static enum lru_err roll_hour(struct ch *ch, int64_t h, struct lru_error *err)
 {
-	const char *db = ch->cfg->ch_database, *set[8], *const *settings = insert_settings(ch, set);
-	char raw[160], tbl[160], sql[SQL_MAX], mark[256];
-	struct lru_buf out, warn;
-	struct ch_rows r;
-	uint64_t part = 0, rows = 0;
-	enum lru_err rc;
+	const char *set[8], *const *settings = insert_settings(ch, set);
+	char raw[160], tbl[160], sql[SQL_MAX], where[128];
+	struct lru_buf warn;
+	enum lru_err rc = LRU_OK;
 
 	ch_table(ch, "memcg_samples", raw, sizeof(raw));
-	lru_buf_init(&out);
-	snprintf(sql, sizeof(sql), "SELECT sum(cityHash64(host, boot_id, seq)), count() FROM %s "
-		 "FINAL WHERE %s = %s", raw, PARTITION_BY_DAY, day);
-	rc = ch_select(ch, sql, &out, err);
-	ch_rows_init(&r, &out);
-	if (!rc && ch_rows_next(&r) && r.nf == 2) {
-		part = strtoull(r.f[0], NULL, 10);
-		rows = strtoull(r.f[1], NULL, 10);
-	}
-	lru_buf_release(&out);
-	if (rc || !rows)
-		return rc;
-	snprintf(mark, sizeof(mark), "SELECT count() FROM %s.wss_days_local WHERE day = %s AND "
-		 "part = %" PRIu64, db, day, part);
-	if (scalar_at(ch, atomic_load(&ch->next_url), mark, err) > 0)
-		goto marked;
+	snprintf(where, sizeof(where), "taken_ms >= %" PRId64 " AND taken_ms < %" PRId64,
+		 h * HOUR_MS, (h + 1) * HOUR_MS);
 	snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
-		 "SELECT path, hour, toUInt64(%" PRIu64 "), k, bucket, count(), max(hot) FROM "
-		 "(SELECT path, toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, toUInt8(i - 1) AS k, "
-		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s FINAL ARRAY JOIN cold AS c, "
-		 "arrayEnumerate(cold) AS i WHERE %s = %s) GROUP BY path, hour, k, bucket",
-		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), part, HOUR_MS, raw, PARTITION_BY_DAY,
-		 day);
+		 "SELECT path, toInt64(%" PRId64 "), toUInt64(%d), k, bucket, uniqExact(host, boot_id, "
+		 "seq), max(hot) FROM (SELECT path, host, boot_id, seq, toUInt8(i - 1) AS k, "
+		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s ARRAY JOIN cold AS c, "
+		 "arrayEnumerate(cold) AS i WHERE %s) GROUP BY path, k, bucket",
+		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), h, ROLL_PART, raw, where);
 	if ((rc = insert(ch, sql, NULL, settings, err)))
 		return rc;
 	lru_buf_init(&warn);
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
-		rc = lru_buf_printf(&warn, err, "%ssum(bitAnd(warnings, %u) != 0)", b ? ", " : "",
-				    1u << b);
+		rc = lru_buf_printf(&warn, err, "%suniqExactIf(host, boot_id, seq, bitAnd(warnings, %u) "
+				    "!= 0)", b ? ", " : "", 1u << b);
 	if (!rc && lru_buf_append(&warn, "", 1, err))
 		rc = LRU_ENOMEM;
-	if (!rc)
-		snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, n, warn) SELECT "
-			 "path, hour, toUInt64(%" PRIu64 "), count(), [%s] FROM (SELECT path, "
-			 "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, warnings FROM %s FINAL WHERE "
-			 "%s = %s) GROUP BY path, hour", ch_table(ch, "wss_hourly_n", tbl, sizeof(tbl)),
-			 part, (const char *)warn.data, HOUR_MS, raw, PARTITION_BY_DAY, day);
+	if (!rc && snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, n, warn) SELECT "
+			    "path, toInt64(%" PRId64 "), toUInt64(%d), uniqExact(host, boot_id, seq), "
+			    "[%s] FROM %s WHERE %s GROUP BY path",
+			    ch_table(ch, "wss_hourly_n", tbl, sizeof(tbl)), h, ROLL_PART,
+			    (const char *)warn.data, raw, where) >= (int)sizeof(sql))
+		rc = lru_fail(err, LRU_ERANGE, "the roll-up statement is too long");
 	lru_buf_release(&warn);
 	if (!rc)
 		rc = insert(ch, sql, NULL, settings, err);
 	if (!rc)
-		rc = run_ddl(ch, err, "INSERT INTO %s.wss_days_local VALUES (%s, %" PRIu64 ", %"
-			     PRId64 ")", db, day, part, lru_now_ms());
-	if (rc)
-		return rc;
-	log_info("clickhouse: rolled up the working-set samples of day %s (%" PRIu64 " rows)",
-		 day, rows);
-marked:
-	return wait_everywhere(ch, mark, 1, "the rolled-up day", err);
+		rc = run_ddl(ch, err, "INSERT INTO %s.wss_hours_local VALUES (%" PRId64 ", %d, %" PRId64
+			     ")", ch->cfg->ch_database, h, ROLL_PART, lru_now_ms());
+	return rc;
 }
 
-enum lru_err ch_rolled_days(struct ch *ch, int64_t from_ms, struct lru_buf *rolled,
-			    struct lru_buf *marked, struct lru_error *err)
+/* The hours from .. to-1 marked rolled up (on the server that answers), a bit each: to - from <= 64. */
+static enum lru_err rolled_mask(struct ch *ch, int64_t from, int64_t to, uint64_t *mask,
+				struct lru_error *err)
 {
 	char sql[256];
 	struct lru_buf out;
 	struct ch_rows r;
 	enum lru_err rc;
 
-	snprintf(sql, sizeof(sql), "SELECT day, max(part != 0) FROM %s.wss_days_local WHERE day >= "
-		 "toYYYYMMDD(toDateTime(%" PRId64 ", 'UTC')) GROUP BY day ORDER BY day",
-		 ch->cfg->ch_database, (from_ms > 0 ? from_ms : 0) / 1000);
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT hour FROM %s.wss_hours_local WHERE part = %d AND "
+		 "hour >= %" PRId64 " AND hour < %" PRId64, ch->cfg->ch_database, ROLL_PART, from, to);
 	lru_buf_init(&out);
-	rolled->len = marked->len = 0;
+	*mask = 0;
 	rc = ch_select(ch, sql, &out, err);
 	ch_rows_init(&r, &out);
-	while (!rc && ch_rows_next(&r) && r.nf == 2) {
-		rc = lru_buf_printf(marked, err, "%s%.8s", marked->len ? "," : "", r.f[0]);
-		if (!rc && !strcmp(r.f[1], "1"))
-			rc = lru_buf_printf(rolled, err, "%s%.8s", rolled->len ? "," : "", r.f[0]);
+	while (!rc && ch_rows_next(&r)) {
+		int64_t h = strtoll(r.f[0], NULL, 10);
+
+		if (h >= from && h < to)
+			*mask |= 1ULL << (h - from);
 	}
-	if (!rc && (lru_buf_append(rolled, "", 1, err) || lru_buf_append(marked, "", 1, err)))
-		rc = LRU_ENOMEM;
 	lru_buf_release(&out);
+	return rc;
+}
+
+/* The first hour (since the epoch) of UTC day YYYYMMDD; -1 if it is not one. */
+static int64_t day_first_hour(const char *day)
+{
+	struct tm tm = { 0 };
+	unsigned long d;
+	char *end;
+
+	d = strtoul(day, &end, 10);
+	if (*end || d < 19700101 || d > 99991231)
+		return -1;
+	tm.tm_year = (int)(d / 10000) - 1900;
+	tm.tm_mon = (int)(d / 100 % 100) - 1;
+	tm.tm_mday = (int)(d % 100);
+	return (int64_t)timegm(&tm) / 3600;
+}
+
+/*
+ * The maintenance's roll-up: every hour from ch->roll_next up to roll_bound,
+ * in order; an hour marked already (another front-end) is not rolled again.
+ * Usually one hour an hour. At first, roll_next is the hour after the newest
+ * one rolled up, or else the first of the oldest day of raw samples (its
+ * partition on the server that answers: the others hold the same days) and
+ * not before raw-retention, or without raw samples roll_bound; the hours
+ * before it (a database of version 3) are rolled up when their day
+ * expires (roll_day).
+ */
+static void roll_hours(struct ch *ch)
+{
+	int64_t bound = roll_bound(ch, lru_now_ms());
+	struct lru_error err;
+
+	if (atomic_load(&ch->roll_next) < 0) {
+		char sql[512];
+		int64_t start = day_cutoff(lru_now_ms(), ch->cfg->raw_retention_ms) / HOUR_MS;
+		int64_t newest, oldest_day;
+
+		snprintf(sql, sizeof(sql), "SELECT max(hour) FROM %s.wss_hours_local WHERE part = %d",
+			 ch->cfg->ch_database, ROLL_PART);
+		if ((newest = scalar_at(ch, atomic_load(&ch->next_url), sql, &err)) < 0) {
+			log_warn("clickhouse: looking for the hours rolled up: %s", err.msg);
+			return;
+		}
+		if (newest > 0) {
+			atomic_store(&ch->roll_next, newest + 1 > start ? newest + 1 : start);
+		} else {
+			snprintf(sql, sizeof(sql), "SELECT min(toUInt32(partition)) FROM system.parts "
+				 "WHERE database = '%s' AND table = 'memcg_samples_local' AND active",
+				 ch->cfg->ch_database);
+			if ((oldest_day = scalar_at(ch, atomic_load(&ch->next_url), sql, &err)) < 0) {
+				log_warn("clickhouse: looking for the oldest raw samples: %s", err.msg);
+				return;
+			}
+			snprintf(sql, sizeof(sql), "%" PRId64, oldest_day);
+			oldest_day = oldest_day > 0 ? day_first_hour(sql) : -1;
+			/* no raw samples: none can come for an hour before bound (late_bound) */
+			atomic_store(&ch->roll_next, oldest_day < 0 ? bound : oldest_day > start ?
+				     oldest_day : start);
+		}
+	}
+	while (atomic_load(&ch->roll_next) < bound && !stopping(ch)) {
+		int64_t from = atomic_load(&ch->roll_next), to = bound - from > 64 ? from + 64 : bound;
+		uint64_t mask;
+
+		if (rolled_mask(ch, from, to, &mask, &err)) {
+			log_warn("clickhouse: looking for the hours rolled up: %s", err.msg);
+			return;
+		}
+		for (int64_t h = from; h < to && !stopping(ch); h++) {
+			if (!(mask >> (h - from) & 1)) {
+				int64_t t0 = lru_now_ms();
+
+				if (roll_hour(ch, h, &err)) {
+					log_warn("clickhouse: rolling up hour %" PRId64 " (its raw samples "
+						 "count until then): %s", h, err.msg);
+					return;
+				}
+				log_info("clickhouse: rolled up the working-set samples of hour %" PRId64
+					 " in %" PRId64 " ms", h, lru_now_ms() - t0);
+				atomic_fetch_add(&ch->m->rolled_hours, 1);
+			}
+			atomic_store(&ch->roll_next, h + 1);
+		}
+	}
+}
+
+/*
+ * Before the raw samples of day (YYYYMMDD) are dropped: roll up every hour
+ * of it not rolled up yet (a day of an older version's rows, or of a
+ * roll-up that failed), unless the whole day was rolled up at once
+ * (versions 2 and 3 did, marking it in wss_days); then wait until every
+ * server sees the marks, so that no query counts the day from its raw rows
+ * once they are gone.
+ */
+static enum lru_err roll_day(struct ch *ch, const char *day, struct lru_error *err)
+{
+	int64_t first = day_first_hour(day);
+	char sql[256];
+	uint64_t mask;
+	enum lru_err rc;
+
+	if (first < 0)
+		return lru_fail(err, LRU_EINVAL, "'%s' is not a day", day);
+	snprintf(sql, sizeof(sql), "SELECT count() FROM %s.wss_days_local WHERE day = %s AND part != 0",
+		 ch->cfg->ch_database, day);
+	if (scalar_at(ch, atomic_load(&ch->next_url), sql, err) > 0)
+		return LRU_OK;
+	if ((rc = rolled_mask(ch, first, first + 24, &mask, err)))
+		return rc;
+	for (int64_t h = first; h < first + 24 && !rc; h++)
+		if (!(mask >> (h - first) & 1))
+			rc = roll_hour(ch, h, err);
+	if (rc)
+		return rc;
+	if (mask != (1ULL << 24) - 1)
+		log_info("clickhouse: rolled up the working-set samples of day %s", day);
+	snprintf(sql, sizeof(sql), "SELECT uniqExact(hour) FROM %s.wss_hours_local WHERE part = %d AND "
+		 "hour >= %" PRId64 " AND hour < %" PRId64, ch->cfg->ch_database, ROLL_PART, first,
+		 first + 24);
+	return wait_everywhere(ch, sql, 24, "the rolled-up day", err);
+}
+
+enum lru_err ch_rolled_hours(struct ch *ch, int64_t from_ms, struct hours *rolled,
+			     struct hours *marked, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database;
+	int64_t from = (from_ms > 0 ? from_ms : 0) / HOUR_MS;
+	char sql[512];
+	struct lru_buf out;
+	struct ch_rows r;
+	enum lru_err rc;
+
+	/* kind 0: the days of wss_days (versions 2, 3), kind 1: the hours of wss_hours */
+	snprintf(sql, sizeof(sql), "SELECT 0, toInt64(day), max(part != 0) FROM %s.wss_days_local "
+		 "WHERE day >= toYYYYMMDD(toDateTime(%" PRId64 ", 'UTC')) GROUP BY day UNION ALL "
+		 "SELECT 1, hour, max(part != 0) FROM %s.wss_hours_local WHERE hour >= %" PRId64
+		 " GROUP BY hour", db, from * 3600, db, from);
+	lru_buf_init(&out);
+	rolled->n = marked->n = 0;
+	rc = ch_select(ch, sql, &out, err);
+	ch_rows_init(&r, &out);
+	while (!rc && ch_rows_next(&r)) {
+		bool day = r.nf == 3 && !strcmp(r.f[0], "0"), was_rolled = r.nf == 3 && !strcmp(r.f[2], "1");
+		int64_t first = r.nf != 3 ? -1 : day ? day_first_hour(r.f[1]) : strtoll(r.f[1], NULL, 10);
+
+		if (first < 0)
+			continue;
+		for (int64_t h = first; h < first + (day ? 24 : 1) && !rc; h++)
+			if (h >= from && (hours_add(marked, h) || (was_rolled && hours_add(rolled, h))))
+				rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+	}
+	lru_buf_release(&out);
+	hours_sort(rolled);
+	hours_sort(marked);
 	return rc;
 }
 
@@ -1254,7 +1422,7 @@ static void ch_expire(struct ch *ch)
 	lru_buf_release(&out);
 }
 
-/* The maintenance thread: ch_expire every maintenance-interval, until stopping. */
+/* The maintenance thread: roll_hours and ch_expire every maintenance-interval, until stopping. */
 static void *maint_main(void *arg)
 {
 	struct ch *ch = arg;
@@ -1264,6 +1432,7 @@ static void *maint_main(void *arg)
 		struct timespec ts;
 
 		pthread_mutex_unlock(&ch->lock);
+		roll_hours(ch);
 		ch_expire(ch);
 		pthread_mutex_lock(&ch->lock);
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -1361,6 +1530,13 @@ int ch_submit(struct ch *ch, struct ingest_job *job)
 	return rc;
 }
 
+uint64_t ch_rollup_pending(struct ch *ch)
+{
+	int64_t next = atomic_load(&ch->roll_next), bound = roll_bound(ch, lru_now_ms());
+
+	return next >= 0 && bound > next ? (uint64_t)(bound - next) : 0;
+}
+
 uint64_t ch_queue_snapshots(struct ch *ch)
 {
 	uint64_t n;
@@ -1453,6 +1629,7 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	ch->cfg = cfg;
 	ch->m = m;
 	ch->tail = &ch->head;
+	atomic_init(&ch->roll_next, -1);
 	pthread_mutex_init(&ch->lock, NULL);
 	pthread_mutex_init(&ch->hosts_lock, NULL);
 	pthread_cond_init(&ch->wake, NULL);

@@ -11,7 +11,7 @@
  * answered; a server that does not answer (or answers 5xx without a query
  * error) passes the request to the next.
  *
- * Schema (tables_v1, tables_v2 in ch.c), created and upgraded by
+ * Schema (tables_v1 .. tables_v4 in ch.c), created and upgraded by
  * --migrate: with a cluster, *_local tables are ReplicatedReplacingMergeTree
  * (ZooKeeper) on every server and the tables without the suffix are
  * Distributed over them, sharded by sipHash64(host) (the rollups by path);
@@ -34,11 +34,12 @@
  * ClickHouse answers only once that many replicas
  * of each shard hold the rows. Only then are the jobs acknowledged (done():
  * status 0); when the cluster cannot take them, status 503 (the collector
- * keeps them and retries). A maintenance thread drops the raw rows of days
- * past raw-retention (whole daily partitions), the memcg samples once
- * rolled up into hourly working-set rollups (roll_day, ch_rolled_days), and
- * the rollups past rollup-retention. Samples of days rolled up already (or
- * within the hour) go to the rollups directly (put_late).
+ * keeps them and retries). A maintenance thread rolls each hour's memcg
+ * samples up into hourly working-set rollups clickhouse-rollup-after the
+ * hour ends (roll_hours; their raw rows stay: ch_rolled_hours), drops the
+ * raw rows of days past raw-retention (whole daily partitions) and the
+ * rollups past rollup-retention. Samples of hours rolled up already, or
+ * about to be, go to the rollups directly (put_late).
  *
  * Exactly once. An INSERT that failed midway, a resend after a lost answer,
  * or one batch sent to two front-ends at once can write a snapshot's rows
@@ -59,6 +60,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "hours.h"
 #include "lru_buf.h"
 #include "lru_err.h"
 #include "metrics.h"
@@ -79,6 +81,8 @@ void ch_close(struct ch *ch);
 /* Queue a job for the writer: 0, or -1 when the queue is full or closing. */
 int ch_submit(struct ch *ch, struct ingest_job *job);
 uint64_t ch_queue_snapshots(struct ch *ch);
+/* Hours due to be rolled up (ended clickhouse-rollup-after ago or more), not rolled up yet. */
+uint64_t ch_rollup_pending(struct ch *ch);
 /* Hosts known (asked of ClickHouse at most every few seconds; 0 when it does not answer). */
 uint64_t ch_nr_hosts(struct ch *ch);
 /* false (with a reason) when no server answers, or the last insert failed. */
@@ -110,16 +114,17 @@ const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t si
 	"+ bitAnd(bitShiftRight(hot, msb - 4), 15))) AS bucket"
 
 /*
- * The days from from_ms on that have rollups (wss_hourly(_n)), as
- * "D1,D2,..." (YYYYMMDD, NUL-terminated; empty: none): into rolled those
- * whose raw samples were rolled up (by the maintenance thread, which then
- * drops them), into marked those and the days that got samples as rollups
- * directly (late arrivals, see put_late in ch.c). A query counts the raw
- * samples of the days not rolled up and the rollups of the marked days:
- * no sample is counted twice.
+ * The hours from from_ms on that have rollups (wss_hourly(_n)), sorted, each
+ * once: into rolled those whose raw samples were rolled up (by the
+ * maintenance thread, soon after the hour ended: clickhouse-rollup-after;
+ * or, by versions 2 and 3, a whole day at raw-retention), into marked those
+ * and the hours that got samples as rollups directly (late arrivals, see
+ * put_late in ch.c; imports). A query counts the raw samples of the hours
+ * not rolled up and the rollups of the marked hours: no sample is counted
+ * twice. (hours_release frees them.)
  */
-enum lru_err ch_rolled_days(struct ch *ch, int64_t from_ms, struct lru_buf *rolled,
-			    struct lru_buf *marked, struct lru_error *err);
+enum lru_err ch_rolled_hours(struct ch *ch, int64_t from_ms, struct hours *rolled,
+			     struct hours *marked, struct lru_error *err);
 
 /*
  * Importing another store's hourly rollups (lrugen-store --import-sqlite):

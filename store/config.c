@@ -55,6 +55,12 @@ static const struct lru_set_def defs[] = {
 	  MIN, "DUR", "time limit to connect to one ClickHouse server (then the next)", NULL },
 	{ "clickhouse-timeout", LRU_SET_DURATION, F(ch_timeout_ms), "30s", SEC, HOUR, "DUR",
 	  "time limit of one ClickHouse request", NULL },
+	{ "clickhouse-rollup-after", LRU_SET_DURATION, F(ch_rollup_after_ms), "30m", SEC, 3650 * DAY,
+	  "DUR",
+	  "roll each hour's raw working-set samples up this long after the hour ends (wss "
+	  "reads a rolled-up hour as one row per job and bucket); samples that arrive more "
+	  "than two thirds of it after their hour go to the rollups directly. Keep it well "
+	  "above clickhouse-timeout", NULL },
 
 	{ "limits", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
 	{ "max-connections", LRU_SET_INT, F(max_connections), "4096", 16, 1000000, "N",

@@ -47,7 +47,7 @@ struct store_config {
 	/* backend = clickhouse (store/ch.h) */
 	struct lru_set_list ch_urls;
 	char *ch_cluster, *ch_database, *ch_user, *ch_password_file;
-	uint64_t ch_timeout_ms, ch_connect_timeout_ms;
+	uint64_t ch_timeout_ms, ch_connect_timeout_ms, ch_rollup_after_ms;
 	int64_t ch_insert_quorum, ch_writers;
 	char *listen;
 	char *tls_cert, *tls_key;

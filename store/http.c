@@ -706,6 +706,7 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
 	struct metrics_gauges g = {
 		.queue_snapshots = ctx->ch ? ch_queue_snapshots(ctx->ch) : db_queue_snapshots(ctx->db),
 		.hosts = ctx->ch ? ch_nr_hosts(ctx->ch) : db_nr_hosts(ctx->db),
+		.rollup_pending = ctx->ch ? ch_rollup_pending(ctx->ch) : 0,
 		.db_bytes = ctx->ch ? 0 : file_size(ctx->cfg->db, ""),
 		.wal_bytes = ctx->ch ? 0 : file_size(ctx->cfg->db, "-wal"),
 		.uptime_s = (uint64_t)(lru_now_ms() - ctx->started_ms) / 1000,

@@ -155,6 +155,14 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
 		"# TYPE lrugen_store_expired_snapshots_total counter\n"
 		"lrugen_store_expired_snapshots_total %" PRIu64 "\n",
 	    (uint64_t)atomic_load(&m->expired_snapshots));
+	put(&o, "# HELP lrugen_store_clickhouse_rollups_total ClickHouse: hours of working-set samples "
+		"this front-end rolled up.\n# TYPE lrugen_store_clickhouse_rollups_total counter\n"
+		"lrugen_store_clickhouse_rollups_total %" PRIu64 "\n",
+	    (uint64_t)atomic_load(&m->rolled_hours));
+	put(&o, "# HELP lrugen_store_clickhouse_rollups_pending ClickHouse: hours that ended more than "
+		"clickhouse-rollup-after ago, not rolled up yet (above 1 for long: the roll-up fails "
+		"or falls behind).\n# TYPE lrugen_store_clickhouse_rollups_pending gauge\n"
+		"lrugen_store_clickhouse_rollups_pending %" PRIu64 "\n", g->rollup_pending);
 	put(&o, "# HELP lrugen_store_queue_snapshots Snapshots waiting for the writer.\n"
 		"# TYPE lrugen_store_queue_snapshots gauge\nlrugen_store_queue_snapshots %" PRIu64
 		"\n", g->queue_snapshots);

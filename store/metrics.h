@@ -35,6 +35,7 @@ struct metrics {
 	struct latency commit;			/* one write transaction */
 	atomic_uint_fast64_t transactions, rollup_flushes, expired_snapshots;
 	atomic_uint_fast64_t write_errors;
+	atomic_uint_fast64_t rolled_hours;	/* ClickHouse: hours rolled up by this front-end */
 };
 
 void metrics_observe(struct latency *l, uint64_t us);
@@ -44,6 +45,7 @@ void metrics_reject(struct metrics *m, enum reject why);
 /* Gauges sampled when /metrics is read. */
 struct metrics_gauges {
 	uint64_t queue_snapshots, hosts, db_bytes, wal_bytes, uptime_s;
+	uint64_t rollup_pending;	/* ClickHouse: hours due to be rolled up */
 	uint64_t mem_held, mem_peak, mem_budget, mem_refused;	/* the memory budget */
 	int auth_disabled;
 };

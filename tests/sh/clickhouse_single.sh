@@ -20,8 +20,8 @@ CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-user l
 
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check "--migrate on one server" 0 $?
-check_grep "... creates version 3" "schema version 3 created in database lrugen" "$out"
-check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 12 12" \
+check_grep "... creates version 4" "schema version 4 created in database lrugen" "$out"
+check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 13 13" \
 	"$(chq "SELECT countIf(engine LIKE 'Replicated%'), countIf(engine = 'Distributed'),
 		countIf(engine LIKE '%MergeTree'), countIf(endsWith(name, '_local') AND
 		engine LIKE '%MergeTree') FROM system.tables WHERE database = 'lrugen'" | tr '\t' ' ')"
@@ -60,7 +60,8 @@ check "... counted once" "$NPAR" "$(counted par)"
 # ---- raw-retention on one server: a day rolled up, late snapshots once --------------------
 OLD=(--hosts 3 --memcgs 4 --nodes 1 --history 20m --step 10m)
 stop_fe A
-start_fe A "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d || { finish; exit 1; }
+start_fe A "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d --clickhouse-rollup-after 30d ||
+	{ finish; exit 1; }
 for u in "$A_URL" "$SQ_URL"; do
 	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" old "${OLD[@]}" >/dev/null
 done
@@ -90,5 +91,50 @@ check "... counted once per job, as sqlite counts them" "$(job_samples "$(wssq "
 	"$(job_samples "$w1")"
 SIM_NOW=$((NOW - 3 * 86400000)) sim "$A_URL" late "${OLD[@]}" --batch 2 >/dev/null
 check "... sent again in other batches: still once" "$w1" "$(wssq "")"
+
+# ---- hours rolled up soon after they end (clickhouse-rollup-after) ------------------------
+# a history of hours that ended, stored raw (rollup-after 30d), then rolled up by a
+# front-end with rollup-after 1s: the same answers, and still the same once the raw
+# rows are gone (so the rolled-up hours are counted from the rollups, and only there)
+RL=("${CH[@]}" --clickhouse-database roll)
+"$STORE_BIN" "${RL[@]}" --migrate >/dev/null 2>&1
+stop_fe A
+start_fe A "${RL[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 30d || { finish; exit 1; }
+RH=(--hosts 6 --memcgs 5 --nodes 2 --history 3h --step 10m --batch 4)
+HOUR=3600000
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rh "${RH[@]}" >/dev/null
+check "a raw history of three hours that ended" "108 108" \
+	"$(acked rh) $(chq "SELECT uniqExact(host, seq) FROM roll.memcg_samples_local")"
+RQ=('/v1/wss?memcg_glob=*&window=1d' '/v1/wss?memcg_glob=/jobs/*&window=1d&threshold=1h&percentile=50')
+before=$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)
+check_grep "... counted" '"samples": [1-9]' "$before"
+stop_fe A
+start_fe A "${RL[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 1s \
+	--maintenance-interval 1s || { finish; exit 1; }
+rolled_hours() {
+	[[ $(chq "SELECT uniqExact(hour) FROM roll.wss_hours_local WHERE part = 1 AND
+		hour >= $((NOW / HOUR - 5)) AND hour < $((NOW / HOUR - 1))") == 4 ]]
+}
+wait_for "its hours rolled up (rollup-after 1s)" 60 rolled_hours && pass
+check_grep "... and logged" "rolled up the working-set samples of hour $((NOW / HOUR - 2)) in" "$(cat "$A_LOG")"
+metric() { curl -s "$A_URL/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+check "... counted in /metrics, none pending" "true 0" \
+	"$([[ $(metric lrugen_store_clickhouse_rollups_total) -ge 4 ]] && echo true) $(metric lrugen_store_clickhouse_rollups_pending)"
+check "... the same answers" "$before" "$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
+check "... the raw rows kept" 108 "$(chq "SELECT uniqExact(host, seq) FROM roll.memcg_samples_local")"
+for d in $(chq "SELECT DISTINCT toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC')) FROM roll.memcg_samples_local"); do
+	chq "ALTER TABLE roll.memcg_samples_local DROP PARTITION $d" >/dev/null
+done
+check "... dropped by hand" 0 "$(chq "SELECT count() FROM roll.memcg_samples_local")"
+check "... the same answers from the rollups alone" "$before" \
+	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
+# a late snapshot of a rolled-up hour: to the rollups directly, once even when sent again
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl --hosts 1 --memcgs 5 --nodes 2 \
+	--history 10m --step 10m >/dev/null
+late1=$(q "$A_URL" "${RQ[0]}" | jq .all.samples)
+check "a late snapshot of a rolled-up hour: 5 more samples" $(($(jq -s '.[0].all.samples' <<<"$before") + 5)) "$late1"
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl --hosts 1 --memcgs 5 --nodes 2 \
+	--history 10m --step 10m >/dev/null
+check "... sent again: once" "$late1" "$(q "$A_URL" "${RQ[0]}" | jq .all.samples)"
 
 finish

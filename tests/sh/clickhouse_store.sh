@@ -46,8 +46,9 @@ check "--migrate" 0 $?
 check_grep "--migrate creates version 1" "schema version 1 created in database lrugen" "$out"
 check_grep "... then version 2" "schema version 2 created in database lrugen" "$out"
 check_grep "... then version 3" "schema version 3 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 3 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-# an upgrade: a database of version 1 is refused until --migrate brings it to 3
+check_grep "... then version 4" "schema version 4 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 4 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 4
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 2" >/dev/null
 at_version() {
 	local url
@@ -55,16 +56,17 @@ at_version() {
 		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
 	done
 }
-wait_for "versions 2 and 3 forgotten on every server" 30 at_version 1 && pass
+wait_for "versions 2 to 4 forgotten on every server" 30 at_version 1 && pass
 check_grep "a version 1 database: refused, says to migrate" \
-	"has schema version 1, this lrugen-store needs 3: run lrugen-store --migrate" \
+	"has schema version 1, this lrugen-store needs 4: run lrugen-store --migrate" \
 	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$out"
 check_grep "... and to 3" "schema version 3 created" "$out"
-check "... every server sees version 3" 0 "$(at_version 3; echo $?)"
+check_grep "... and to 4" "schema version 4 created" "$out"
+check "... every server sees version 4" 0 "$(at_version 4; echo $?)"
 for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest wss_hourly \
-	wss_hourly_n wss_days memcgs_by_path paths; do
+	wss_hourly_n wss_days memcgs_by_path paths wss_hours; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
 		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
@@ -120,7 +122,7 @@ for t in memcgs_by_path paths; do
 	chq "DROP TABLE lrugen.${t}_local ON CLUSTER lrugen" >/dev/null
 done
 chq "DROP TABLE lrugen.paths_rollups_mv ON CLUSTER lrugen" >/dev/null
-chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version = 3" >/dev/null
+chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 3" >/dev/null
 wait_for "a version 2 database with data" 30 at_version 2 && pass
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate 2 to 3 fills memcgs_by_path" "lrugen.memcgs_by_path filled from lrugen.memcgs_latest in" "$out"
@@ -275,7 +277,8 @@ OLD=(--hosts 3 --memcgs 2 --nodes 1 --history 20m --step 10m)
 # the same old (and below late) histories into the sqlite store: how many samples each adds
 s0=$(job_samples "$(wssq "" "$SQ_URL")")
 stop_fe B
-start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d || { finish; exit 1; }
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d --clickhouse-rollup-after 30d ||
+	{ finish; exit 1; }
 for u in "$B_URL" "$SQ_URL"; do
 	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" old "${OLD[@]}" >/dev/null
 done
@@ -295,8 +298,14 @@ check_grep "... the samples rolled up first" "rolled up the working-set samples 
 check "... the recent ones kept" "$(acked par)" "$(counted par)"
 check "wss after the roll-up: the same answer" "$w0" "$(wssq "")"
 check "... at another threshold and percentile" "$w0_1h" "$(wssq "&threshold=1h&percentile=50")"
-check "... one day marked rolled up, on every server" "1 1 1 1" \
-	"$(for u in ${CLICKHOUSE_URLS//,/ }; do chq "SELECT count() FROM lrugen.wss_days_local" "$u"; done | xargs)"
+# the hours of the old snapshots' days (one day, or two across a midnight)
+day_hour() { echo $(($(date -u -d "$(date -u -d "@$(($1 / 1000))" +%F)" +%s) / 3600)); }
+OLD_HOURS="hour >= $(day_hour $((NOW - 3 * 86400000 - 600000))) AND hour < $(($(day_hour $((NOW - 3 * 86400000))) + 24))"
+n=$((($(day_hour $((NOW - 3 * 86400000))) + 24 - $(day_hour $((NOW - 3 * 86400000 - 600000))))))
+check "... its hours (24 a day) marked rolled up, on every server" "$n $n $n $n" \
+	"$(for u in ${CLICKHOUSE_URLS//,/ }; do
+		chq "SELECT uniqExact(hour) FROM lrugen.wss_hours_local WHERE part = 1 AND $OLD_HOURS" "$u"
+	done | xargs)"
 # late arrivals in a rolled-up day: written as rollups directly (a part per snapshot)
 for u in "$B_URL" "$SQ_URL"; do
 	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" late "${OLD[@]}" >/dev/null
@@ -306,7 +315,8 @@ check "late snapshots of the rolled-up day acknowledged" 6 "$(acked late)"
 check "... none of their samples raw" 0 "$(samples_of late)"
 check "... the latest state of their hosts' memcgs kept" 1 \
 	"$(chq "SELECT count() > 0 FROM lrugen.memcgs_latest FINAL WHERE startsWith(host, 'late')")"
-check "... the day marked for them" 1 "$(chq "SELECT count() FROM lrugen.wss_days_local FINAL WHERE part = 0")"
+check "... their hours marked for them" 1 \
+	"$(chq "SELECT count() > 0 FROM lrugen.wss_hours_local FINAL WHERE part = 0 AND $OLD_HOURS")"
 w2=$(wssq "")
 check "... each job counts each late sample once (as sqlite does)" \
 	"$(add "$(job_samples "$w0")" "$s2" "$s1")" "$(job_samples "$w2")"
@@ -316,7 +326,8 @@ check "... sent again: still once" "$w2" "$(wssq "")"
 stop_fe B
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --rollup-retention 1d \
 	--maintenance-interval 1s || { finish; exit 1; }
-rollups_gone() { [[ $(chq "SELECT count() FROM lrugen.wss_hourly_n") == 0 ]]; }
+# (those of the old days; today's, of late and rolled-up samples, stay)
+rollups_gone() { [[ $(chq "SELECT count() FROM lrugen.wss_hourly_n WHERE $OLD_HOURS") == 0 ]]; }
 wait_for "the rollups past rollup-retention dropped" 60 rollups_gone && pass
 wait_for "... and logged" 10 logged "dropped the wss_hourly_n of day [0-9]{8} \(rollup-retention\)" && pass
 check "... wss no longer counts those days" "$(add "$(job_samples "$w2")" "$s0" "$s2")" \
