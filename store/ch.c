@@ -696,7 +696,7 @@ static int64_t day_cutoff(int64_t now, uint64_t keep)
  * by default) before its hour is rolled up, time for its INSERT to finish
  * and for the front-ends' clocks to differ.
  */
-#define ROLL_PART 1	/* the part of wss_hours' and the rollups' rows of a rolled-up hour */
+#define ROLL_PART CH_ROLL_PART
 
 static int64_t roll_bound(const struct ch *ch, int64_t now)
 {
@@ -1309,8 +1309,14 @@ static enum lru_err roll_day(struct ch *ch, const char *day, struct lru_error *e
 		return lru_fail(err, LRU_EINVAL, "'%s' is not a day", day);
 	snprintf(sql, sizeof(sql), "SELECT count() FROM %s.wss_days_local WHERE day = %s AND part != 0",
 		 ch->cfg->ch_database, day);
-	if (scalar_at(ch, atomic_load(&ch->next_url), sql, err) > 0)
+	switch (scalar_at(ch, atomic_load(&ch->next_url), sql, err)) {
+	case -1:
+		return err->code;	/* not known: roll nothing (a day rolled whole would count twice) */
+	case 0:
+		break;
+	default:
 		return LRU_OK;
+	}
 	if ((rc = rolled_mask(ch, first, first + 24, &mask, err)))
 		return rc;
 	for (int64_t h = first; h < first + 24 && !rc; h++)
@@ -1661,6 +1667,15 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 			 have, SCHEMA_VERSION);
 		return -1;
 	}
+	/* settings that would let a raw sample miss its hour's roll-up, or drop what it counts */
+	if (cfg->ch_rollup_after_ms / 3 < cfg->ch_timeout_ms)
+		log_warn("clickhouse-rollup-after (%" PRIu64 " s) is under 3 x clickhouse-timeout (%"
+			 PRIu64 " s): a raw sample whose INSERT takes that long may miss its hour's "
+			 "roll-up and not be counted", cfg->ch_rollup_after_ms / 1000,
+			 cfg->ch_timeout_ms / 1000);
+	if (cfg->rollup_retention_ms < cfg->raw_retention_ms)
+		log_warn("rollup-retention is under raw-retention: with clickhouse, hours rolled up "
+			 "are counted from their rollups only, so wss forgets them at rollup-retention");
 	for (int i = 0; i < cfg->ch_writers && i < CH_MAX_WRITERS; i++) {
 		if (pthread_create(&ch->writer[i], NULL, writer_main, ch)) {
 			snprintf(errbuf, size, "cannot start the writer threads");

@@ -123,6 +123,8 @@ const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t si
  * not rolled up and the rollups of the marked hours: no sample is counted
  * twice. (hours_release frees them.)
  */
+/* the part of a rolled-up hour's rollup rows and mark (rows written directly have others) */
+#define CH_ROLL_PART 1
 enum lru_err ch_rolled_hours(struct ch *ch, int64_t from_ms, struct hours *rolled,
 			     struct hours *marked, struct lru_error *err);
 

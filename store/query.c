@@ -1171,10 +1171,12 @@ static int hour_ranges(struct lru_buf *b, const char *col, int64_t scale, const 
 /*
  * " WHERE path IN ('a', ...) AND (ranges)": the rows of a's paths in its
  * window in memcg_samples (raw: the hours not rolled up) or in
- * wss_hourly(_n) (the marked hours), into b.
+ * wss_hourly(_n) (rollups: every row of the rolled-up hours, and of the
+ * hours only marked, the rows written directly: not those of a roll-up
+ * under way, whose raw samples still count), into b.
  */
-static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *hours,
-			struct lru_buf *b)
+static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *rolled,
+			const struct hours *marked_only, struct lru_buf *b)
 {
 	int64_t from_hour = a->from_hour > 0 ? a->from_hour : 0;
 
@@ -1184,8 +1186,13 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *hours,
 		if ((i && lru_buf_append(b, ",", 1, NULL)) ||
 		    ch_quote(b, a->ps->paths[i], strlen(a->ps->paths[i]), NULL))
 			return -1;
-	return lru_buf_append(b, ") AND ", 5, NULL) ||
-	       hour_ranges(b, raw ? "taken_ms" : "hour", raw ? HOUR_MS : 1, hours, raw, from_hour);
+	if (lru_buf_append(b, ") AND ", 5, NULL))
+		return -1;
+	if (raw)
+		return hour_ranges(b, "taken_ms", HOUR_MS, rolled, true, from_hour);
+	return lru_buf_append(b, "(", 1, NULL) || hour_ranges(b, "hour", 1, rolled, false, 0) ||
+	       lru_buf_append(b, " OR ", 4, NULL) || hour_ranges(b, "hour", 1, marked_only, false, 0) ||
+	       lru_buf_printf(b, NULL, " AND part != %d)", CH_ROLL_PART) ? -1 : 0;
 }
 
 /*
@@ -1208,7 +1215,7 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *hours,
 enum { WSS_RAW, WSS_HOURLY, WSS_HOURLY_N };
 
 static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *rolled,
-		      const struct hours *marked, struct lru_buf *sql)
+		      const struct hours *marked_only, struct lru_buf *sql)
 {
 	char raw[160], hourly[160], hourly_n[160];
 	int rc;
@@ -1224,17 +1231,17 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 	rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, " CH_SAMPLE ", warnings, "
 				  "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, toUInt64(total - "
 				  "cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s", HOUR_MS, a->k + 1, raw) ||
-	     wss_where_ch(a, true, rolled, sql) ||
+	     wss_where_ch(a, true, rolled, NULL, sql) ||
 	     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
 	/* the rollups: a row per key (FINAL's answer: see above), then per bucket or path */
-	if (!rc && marked->n) {
+	if (!rc && (rolled->n || marked_only->n)) {
 		rc = lru_buf_printf(sql, NULL, " UNION ALL SELECT toUInt8(%d), path, max(mx), sum(nn), "
 				    "emptyArrayInt64()", WSS_HOURLY) ? -1 : 0;
 		for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 			rc = lru_buf_printf(sql, NULL, ", toUInt64(0)") ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, bucket, max(max) AS mx, "
 					  "max(n) AS nn FROM %s", hourly) ||
-		     wss_where_ch(a, false, marked, sql) ||
+		     wss_where_ch(a, false, rolled, marked_only, sql) ||
 		     lru_buf_printf(sql, NULL, " AND k = %u GROUP BY path, hour, bucket, part) GROUP BY "
 				    "path, bucket UNION ALL SELECT toUInt8(%d), path, toUInt64(0), sum(nn), "
 				    "groupUniqArray(hour)", a->k, WSS_HOURLY_N) ? -1 : 0;
@@ -1242,7 +1249,7 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 			rc = lru_buf_printf(sql, NULL, ", sum(w[%u])", b + 1) ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, hour, max(n) AS nn, max(warn) "
 					  "AS w FROM %s", hourly_n) ||
-		     wss_where_ch(a, false, marked, sql) ||
+		     wss_where_ch(a, false, rolled, marked_only, sql) ||
 		     lru_buf_printf(sql, NULL, " GROUP BY path, hour, part) GROUP BY path") ? -1 : 0;
 	}
 	return rc || lru_buf_append(sql, "", 1, NULL) ? -1 : 0;
@@ -1294,6 +1301,7 @@ static size_t path_place(const struct path_set *ps, const char *path)
 static int wss_ch(struct query *q, struct wss_acc *a)
 {
 	struct hours rolled = { 0 }, marked = { 0 };
+	size_t only = 0;
 	struct lru_buf sql;
 	struct lru_error err;
 	struct iter it;
@@ -1305,6 +1313,14 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 		bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg);
 		goto out;
 	}
+	/* the hours only marked: of marked, those not in rolled (both sorted) */
+	for (size_t i = 0, j = 0; i < marked.n; i++) {
+		while (j < rolled.n && rolled.v[j] < marked.v[i])
+			j++;
+		if (j == rolled.n || rolled.v[j] != marked.v[i])
+			marked.v[only++] = marked.v[i];
+	}
+	marked.n = only;
 	if (wss_sql_ch(q, a, &rolled, &marked, &sql)) {
 		bad(q, 500, "out of memory");
 		goto out;

@@ -137,4 +137,18 @@ SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl --hosts 1 --memcgs 
 	--history 10m --step 10m >/dev/null
 check "... sent again: once" "$late1" "$(q "$A_URL" "${RQ[0]}" | jq .all.samples)"
 
+# an hour with rows written directly (a part-0 mark) whose roll-up is under way: its
+# rows written, its mark not yet (or not seen by this server): they do not count yet
+SIM_NOW=$((NOW - 3 * 86400000)) sim "$A_URL" mo --hosts 1 --memcgs 5 --nodes 2 --history 10m \
+	--step 10m >/dev/null
+MH=$(((NOW - 3 * 86400000) / HOUR))
+check "an hour with late samples only: marked, not rolled up" "1 0" \
+	"$(chq "SELECT countIf(part = 0) > 0, countIf(part = 1) FROM roll.wss_hours_local WHERE hour = $MH" |
+		tr '\t' ' ')"
+w7=$(q "$A_URL" '/v1/wss?memcg_glob=*&window=7d')
+chq "INSERT INTO roll.wss_hourly_n_local (path, hour, part, n, warn) VALUES ('/', $MH, 1, 1000, [])" >/dev/null
+chq "INSERT INTO roll.wss_hourly_local (path, hour, part, k, bucket, n, max)
+	SELECT '/', $MH, 1, toUInt8(number), 200, 1000, 1000000000000 FROM system.numbers LIMIT 8" >/dev/null
+check "... its roll-up's rows before the mark: not counted" "$w7" "$(q "$A_URL" '/v1/wss?memcg_glob=*&window=7d')"
+
 finish
