@@ -10,6 +10,7 @@
 #   start_fe NAME ARGS... / stop_fe NAME / stop_fe_all   front-ends: NAME_URL, NAME_PID, NAME_LOG
 #   sim URL PREFIX ARGS...       a fleetsim history of hosts PREFIX* sent to URL (any.token);
 #                                "host boot seq" of each acknowledged snapshot in $tmp/PREFIX.acked
+#   old_to_both URL PREFIX ARGS  the same, taken 3 days ago, into URL and into SQ_URL (sqlite)
 #   acked PREFIX                 how many snapshots of PREFIX* were acknowledged (distinct)
 #   q URL PATH                   a query's answer without what depends on the clock or ingest time
 #   parity WHAT PATH...          a check per PATH: A_URL's answer is SQ_URL's (sqlite's)
@@ -75,6 +76,14 @@ sim() {
 		--now "${SIM_NOW:-$NOW}" --seed 7 --acked "$tmp/$prefix.acked" "$@" 2>>"$tmp/fleetsim.err"
 }
 acked() { sort -u "$tmp/$1.acked" 2>/dev/null | wc -l; }
+# old_to_both URL PREFIX ARGS...: a sim history taken 3 days ago, into URL and into sqlite (SQ_URL)
+old_to_both() {
+	local url=$1 u
+	shift
+	for u in "$url" "$SQ_URL"; do
+		SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" "$@" >/dev/null
+	done
+}
 
 q() {
 	curl -sS -H "Authorization: Bearer $(cat "$tmp/read.token")" "$1$2" |

@@ -62,9 +62,7 @@ OLD=(--hosts 3 --memcgs 4 --nodes 1 --history 20m --step 10m)
 stop_fe A
 start_fe A "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d --clickhouse-rollup-after 30d ||
 	{ finish; exit 1; }
-for u in "$A_URL" "$SQ_URL"; do
-	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" old "${OLD[@]}" >/dev/null
-done
+old_to_both "$A_URL" old "${OLD[@]}"
 B_URL=$A_URL
 check "three-day-old snapshots stored raw" 1 \
 	"$(chq "SELECT count() > 0 FROM lrugen.memcg_samples_local WHERE startsWith(host, 'old')")"
@@ -82,9 +80,7 @@ wait_for "the expired day dropped" 60 raw_gone && pass
 check_grep "... its samples rolled up first" "rolled up the working-set samples of day [0-9]{8}" \
 	"$(cat "$A_LOG")"
 check "wss after the roll-up: the same answer" "$w0" "$(wssq "")"
-for u in "$A_URL" "$SQ_URL"; do
-	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" late "${OLD[@]}" >/dev/null
-done
+old_to_both "$A_URL" late "${OLD[@]}"
 check "late snapshots of the rolled-up day acknowledged" 6 "$(acked late)"
 w1=$(wssq "")
 check "... counted once per job, as sqlite counts them" "$(job_samples "$(wssq "" "$SQ_URL")")" \

@@ -279,9 +279,7 @@ s0=$(job_samples "$(wssq "" "$SQ_URL")")
 stop_fe B
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d --clickhouse-rollup-after 30d ||
 	{ finish; exit 1; }
-for u in "$B_URL" "$SQ_URL"; do
-	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" old "${OLD[@]}" >/dev/null
-done
+old_to_both "$B_URL" old "${OLD[@]}"
 s1=$(job_samples "$(wssq "" "$SQ_URL")")
 check "three-day-old snapshots stored" 6 "$(counted old)"
 w0=$(wssq "") && w0_1h=$(wssq "&threshold=1h&percentile=50")
@@ -307,9 +305,7 @@ check "... its hours (24 a day) marked rolled up, on every server" "$n $n $n $n"
 		chq "SELECT uniqExact(hour) FROM lrugen.wss_hours_local WHERE part = 1 AND $OLD_HOURS" "$u"
 	done | xargs)"
 # late arrivals in a rolled-up day: written as rollups directly (a part per snapshot)
-for u in "$B_URL" "$SQ_URL"; do
-	SIM_NOW=$((NOW - 3 * 86400000)) sim "$u" late "${OLD[@]}" >/dev/null
-done
+old_to_both "$B_URL" late "${OLD[@]}"
 s2=$(job_samples "$(wssq "" "$SQ_URL")")
 check "late snapshots of the rolled-up day acknowledged" 6 "$(acked late)"
 check "... none of their samples raw" 0 "$(samples_of late)"
