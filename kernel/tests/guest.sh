@@ -39,9 +39,23 @@ lg_current() {
 	cat "$1/memory.current"
 }
 
-# lg_busiest CG: the node with the most bytes (anon + file) in CG's generations
-lg_busiest() {
+# lg_live_nodes CG: the node ids where CG's generations hold bytes (anon + file)
+lg_live_nodes() {
 	awk '{ a = $5; f = $6; sub("anon=", "", a); sub("file=", "", f); s[$1] += a + f }
-		END { for (n in s) if (!best || s[n] > s[best]) best = n; print substr(best, 2) }' \
-		"$1/memory.lru_gen"
+		END { for (n in s) if (s[n] > 0) print substr(n, 2) }' "$1/memory.lru_gen" | sort -n
+}
+
+# lg_evict CG: "- N<nid> <max_seq - 2> 0" on every node of lg_live_nodes (page
+# cache can land on either node); prints "ok" if one node answered ok, else
+# the first node's answer (EBUSY at memory.min)
+lg_evict() {
+	_lg_ans=
+	for _lg_n in $(lg_live_nodes "$1"); do
+		_lg_s=$(lg_max "$1" "$_lg_n")
+		_lg_a=$(cgwrite "$1/memory.lru_gen" "- N$_lg_n $((_lg_s - 2)) 0")
+		if [ "$_lg_a" = ok ] || [ -z "$_lg_ans" ]; then
+			_lg_ans=$_lg_a
+		fi
+	done
+	echo "${_lg_ans:-ENODATA}"
 }

@@ -15,12 +15,6 @@ kernel_vm_setup || return 1
 scenario_guest() {
 	cat <<'EOF'
 . /lib/lru_gen.sh
-# evict CG: "- N<nid> <max_seq - 2> 0" on the node holding CG's page cache;
-# prints cgwrite's answer
-evict() {
-	_n=$(lg_busiest "$1")
-	cgwrite "$1/memory.lru_gen" "- N$_n $(($(lg_max "$1" "$_n") - 2)) 0"
-}
 {
 	for cg in prot free; do
 		vm_mkcg /$cg || vm_die "cannot create /$cg"
@@ -31,11 +25,11 @@ evict() {
 	echo $cur >$C/prot/memory.min || vm_die "cannot set memory.min"
 	echo "prot_min $(cat $C/prot/memory.min)"
 	echo "prot_before $cur"
-	echo "prot_evict $(evict $C/prot)"
+	echo "prot_evict $(lg_evict $C/prot)"
 	echo "prot_after $(lg_current $C/prot)"
 
 	echo "free_before $(lg_current $C/free)"
-	echo "free_evict $(evict $C/free)"
+	echo "free_evict $(lg_evict $C/free)"
 	echo "free_after $(lg_current $C/free)"
 
 	cur=$(lg_current $C/prot)
@@ -43,9 +37,9 @@ evict() {
 	echo $min >$C/prot/memory.min || vm_die "cannot lower memory.min"
 	echo "partial_min $(cat $C/prot/memory.min)"
 	echo "partial_before $cur"
-	echo "partial_evict $(evict $C/prot)"
+	echo "partial_evict $(lg_evict $C/prot)"
 	echo "partial_after $(lg_current $C/prot)"
-	echo "partial_again $(evict $C/prot)"
+	echo "partial_again $(lg_evict $C/prot)"
 
 	# debugfs: "- memcg_id node seq" for /prot ignores memory.min
 	cur=$(lg_current $C/prot)
