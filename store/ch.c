@@ -27,6 +27,7 @@ struct ch {
 	char user_hdr[256], *key_hdr;		/* X-ClickHouse-User / -Key lines */
 	char on_cluster[160];			/* " ON CLUSTER name" or "" */
 	char quorum[24];			/* clickhouse-insert-quorum, as a setting */
+	char roll_delay[24];			/* a roll-up's max_replica_delay (s), as a setting */
 	atomic_uint next_url;			/* where the next request starts */
 
 	pthread_mutex_t lock;			/* guards the queue and the health */
@@ -887,36 +888,89 @@ static void idents_release(struct idents *ids)
 	lru_hash_release(&ids->ix);
 }
 
-/* Which snapshots of the jobs are stored already: their identities, one a line, into out. */
-static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, struct lru_buf *out,
-				   struct lru_error *err)
+/*
+ * Which snapshots of the jobs table holds: their identities, one a line,
+ * into out (nothing asked, out left empty, when none is to be looked up).
+ * With skip, only those taken before late_before and not in skip are looked
+ * up, and only among the rows taken when they were.
+ */
+static enum lru_err stored_in(struct ch *ch, const char *table, struct ingest_job *jobs,
+			      const struct idents *skip, int64_t late_before, struct lru_buf *out,
+			      struct lru_error *err)
 {
-	struct lru_buf sql;
+	struct lru_buf in;
 	char tbl[160];
-	bool first = true;
-	enum lru_err rc;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	enum lru_err rc = LRU_OK;
 
-	lru_buf_init(&sql);
-	rc = lru_buf_printf(&sql, err, "SELECT DISTINCT host, boot_id, seq FROM %s WHERE (host, boot_id, "
-		     "seq) IN (", ch_table(ch, "snapshots", tbl, sizeof(tbl)));
+	lru_buf_init(&in);
 	for (struct ingest_job *j = jobs; j && !rc; j = j->next)
 		for (size_t i = 0; i < j->n && !rc; i++) {
 			const struct lru_snapshot *s = j->items[i].snap;
 			const char *h = s->host.host ? s->host.host : "";
 			const char *b = s->host.boot_id ? s->host.boot_id : "";
+			int64_t taken = j->items[i].rows.taken_ms > 0 ? j->items[i].rows.taken_ms : 0;
 
-			rc = lru_buf_append(&sql, first ? "(" : ",(", first ? 1 : 2, err) ||
-			     ch_quote(&sql, h, strlen(h), err) || lru_buf_append(&sql, ",", 1, err) ||
-			     ch_quote(&sql, b, strlen(b), err) ||
-			     lru_buf_printf(&sql, err, ",%" PRIu64 ")", s->host.seq) ? LRU_ENOMEM : LRU_OK;
-			first = false;
+			if (skip && (j->items[i].rows.taken_ms >= late_before ||
+				     idents_has(skip, h, b, s->host.seq)))
+				continue;
+			lo = taken < lo ? taken : lo;
+			hi = taken > hi ? taken : hi;
+			rc = lru_buf_append(&in, in.len ? ",(" : "(", in.len ? 2 : 1, err) ||
+			     ch_quote(&in, h, strlen(h), err) || lru_buf_append(&in, ",", 1, err) ||
+			     ch_quote(&in, b, strlen(b), err) ||
+			     lru_buf_printf(&in, err, ",%" PRIu64 ")", s->host.seq) ? LRU_ENOMEM : LRU_OK;
 		}
-	if (!rc)
-		rc = lru_buf_append(&sql, ")", 2, err);	/* with the NUL */
-	if (!rc)
-		rc = ch_post(ch, (const char *)sql.data, NULL, 0, NULL, out, err);
-	lru_buf_release(&sql);
+	if (!rc && in.len) {
+		struct lru_buf sql;
+
+		lru_buf_init(&sql);
+		rc = lru_buf_printf(&sql, err, "SELECT DISTINCT host, boot_id, seq FROM %s WHERE ",
+				    ch_table(ch, table, tbl, sizeof(tbl)));
+		if (!rc && skip)
+			rc = lru_buf_printf(&sql, err, "taken_ms >= %" PRId64 " AND taken_ms <= %" PRId64
+					    " AND ", lo, hi);
+		if (!rc)
+			rc = lru_buf_printf(&sql, err, "(host, boot_id, seq) IN (") ||
+			     lru_buf_append(&sql, in.data, in.len, err) ||
+			     lru_buf_append(&sql, ")", 2, err) ? LRU_ENOMEM : LRU_OK;	/* with the NUL */
+		if (!rc)
+			rc = ch_post(ch, (const char *)sql.data, NULL, 0, NULL, out, err);
+		lru_buf_release(&sql);
+	}
+	lru_buf_release(&in);
 	return rc;
+}
+
+/* Add the identities of a stored_in answer to ids (they point into out: keep it). */
+static enum lru_err idents_read(struct idents *ids, struct lru_buf *out, struct lru_error *err)
+{
+	struct ch_rows r;
+
+	ch_rows_init(&r, out);
+	while (ch_rows_next(&r))
+		if (r.nf == 3 && idents_add(ids, r.f[0], r.f[1], strtoull(r.f[2], NULL, 10)))
+			return lru_fail(err, LRU_ENOMEM, "out of memory");
+	return LRU_OK;
+}
+
+/*
+ * Which snapshots of the jobs are stored already, into stored (pointing
+ * into known[0..1]): those in snapshots, and of those about to go to the
+ * rollups directly (taken before late_before), those whose samples are in
+ * memcg_samples: a round whose samples were written and whose snapshots
+ * INSERT failed. Their samples count already (raw, or in their hour's
+ * roll-up): written again as rollups, they would count twice.
+ */
+static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, int64_t late_before,
+				   struct idents *stored, struct lru_buf known[2],
+				   struct lru_error *err)
+{
+	enum lru_err rc = stored_in(ch, "snapshots", jobs, NULL, 0, &known[0], err);
+
+	rc = rc ? rc : idents_read(stored, &known[0], err);
+	rc = rc ? rc : stored_in(ch, "memcg_samples", jobs, stored, late_before, &known[1], err);
+	return rc ? rc : idents_read(stored, &known[1], err);
 }
 
 /* how long an INSERT waits for another front-end's quorum INSERT into the same table */
@@ -952,6 +1006,30 @@ static const char *const *insert_settings(struct ch *ch, const char *set[8])
 		set[n++] = "insert_quorum";
 		set[n++] = ch->quorum;
 	}
+	set[n] = NULL;
+	return set;
+}
+
+/*
+ * The settings of a roll-up's INSERT ... SELECT, in set (12 entries):
+ * insert_settings', and its SELECT reads only replicas whose replication
+ * lags less than a third of clickhouse-rollup-after (ch->roll_delay), never
+ * a staler one (the roll fails and is tried again): a raw sample is written
+ * that long before its hour is rolled up (late_bound), so every replica
+ * read holds it, also with insert_quorum under the number of replicas.
+ */
+static const char *const *roll_settings(struct ch *ch, const char *set[12])
+{
+	size_t n = 0;
+
+	if (!insert_settings(ch, set))
+		return NULL;
+	while (set[n])
+		n++;
+	set[n++] = "max_replica_delay_for_distributed_queries";
+	set[n++] = ch->roll_delay;
+	set[n++] = "fallback_to_stale_replicas_for_distributed_queries";
+	set[n++] = "0";
 	set[n] = NULL;
 	return set;
 }
@@ -1071,8 +1149,7 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 {
 	/* a quorum not met in QUORUM_TIMEOUT_MS fails the INSERT (a replica is down: 503) */
 	struct idents stored = { 0 }, round = { 0 };
-	struct lru_buf known;
-	struct ch_rows r;
+	struct lru_buf known[2];
 	struct batch b;
 	int64_t now = lru_now_ms();
 	enum lru_err rc;
@@ -1081,13 +1158,10 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 	b.late_before = day_cutoff(now + ROLL_MARGIN_MS, ch->cfg->raw_retention_ms);
 	if (b.late_before < late_bound(ch, now))
 		b.late_before = late_bound(ch, now);
-	lru_buf_init(&known);
-	rc = stored_already(ch, jobs, &known, err);
+	lru_buf_init(&known[0]);
+	lru_buf_init(&known[1]);
+	rc = stored_already(ch, jobs, b.late_before, &stored, known, err);
 	log_debug("clickhouse: duplicates check in %" PRId64 " ms", lru_now_ms() - now);
-	ch_rows_init(&r, &known);
-	while (!rc && ch_rows_next(&r))
-		if (r.nf == 3 && idents_add(&stored, r.f[0], r.f[1], strtoull(r.f[2], NULL, 10)))
-			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
 	for (struct ingest_job *j = jobs; j && !rc; j = j->next) {
 		j->accepted = j->duplicates = 0;
 		for (size_t i = 0; i < j->n && !rc; i++) {
@@ -1113,7 +1187,8 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 	if (!rc)
 		rc = write_batch(ch, &b, err);
 	batch_release(&b);
-	lru_buf_release(&known);
+	lru_buf_release(&known[0]);
+	lru_buf_release(&known[1]);
 	idents_release(&stored);
 	idents_release(&round);
 	return rc;
@@ -1143,7 +1218,7 @@ static bool stopping(struct ch *ch)
  */
 static enum lru_err roll_hour(struct ch *ch, int64_t h, struct lru_error *err)
 {
-	const char *set[8], *const *settings = insert_settings(ch, set);
+	const char *set[12], *const *settings = roll_settings(ch, set);
 	char raw[160], tbl[160], sql[SQL_MAX], where[128];
 	struct lru_buf warn;
 	enum lru_err rc = LRU_OK;
@@ -1222,14 +1297,39 @@ static int64_t day_first_hour(const char *day)
 }
 
 /*
+ * The first hour of the oldest day from hour start (the first of a day) on
+ * with raw samples on any shard, or bound if none before it; -1 on error.
+ * A probe a day through the Distributed table (LIMIT 1 in the day's
+ * partition): a server's own parts would miss a day only another shard
+ * holds, or that its replica has not fetched yet.
+ */
+static int64_t oldest_raw_day(struct ch *ch, int64_t start, int64_t bound, struct lru_error *err)
+{
+	char sql[512], raw[160];
+
+	ch_table(ch, "memcg_samples", raw, sizeof(raw));
+	for (int64_t h = start; h < bound; h += 24) {
+		int64_t any;
+
+		snprintf(sql, sizeof(sql), "SELECT count() FROM (SELECT 1 FROM %s WHERE taken_ms >= %"
+			 PRId64 " AND taken_ms < %" PRId64 " LIMIT 1)", raw, h * HOUR_MS,
+			 (h + 24) * HOUR_MS);
+		if ((any = scalar_at(ch, atomic_load(&ch->next_url), sql, err)) < 0)
+			return -1;
+		if (any)
+			return h;
+	}
+	return bound;
+}
+
+/*
  * The maintenance's roll-up: every hour from ch->roll_next up to roll_bound,
  * in order; an hour marked already (another front-end) is not rolled again.
  * Usually one hour an hour. At first, roll_next is the hour after the newest
- * one rolled up, or else the first of the oldest day of raw samples (its
- * partition on the server that answers: the others hold the same days) and
- * not before raw-retention, or without raw samples roll_bound; the hours
- * before it (a database of version 3) are rolled up when their day
- * expires (roll_day).
+ * one rolled up, or else the first of the oldest day with raw samples on
+ * any shard (oldest_raw_day) and not before raw-retention, or without raw
+ * samples roll_bound; the hours before it (a database of version 3) are
+ * rolled up when their day expires (roll_day).
  */
 static void roll_hours(struct ch *ch)
 {
@@ -1239,7 +1339,7 @@ static void roll_hours(struct ch *ch)
 	if (atomic_load(&ch->roll_next) < 0) {
 		char sql[512];
 		int64_t start = day_cutoff(lru_now_ms(), ch->cfg->raw_retention_ms) / HOUR_MS;
-		int64_t newest, oldest_day;
+		int64_t newest, oldest;
 
 		snprintf(sql, sizeof(sql), "SELECT max(hour) FROM %s.wss_hours_local WHERE part = %d",
 			 ch->cfg->ch_database, ROLL_PART);
@@ -1250,18 +1350,12 @@ static void roll_hours(struct ch *ch)
 		if (newest > 0) {
 			atomic_store(&ch->roll_next, newest + 1 > start ? newest + 1 : start);
 		} else {
-			snprintf(sql, sizeof(sql), "SELECT min(toUInt32(partition)) FROM system.parts "
-				 "WHERE database = '%s' AND table = 'memcg_samples_local' AND active",
-				 ch->cfg->ch_database);
-			if ((oldest_day = scalar_at(ch, atomic_load(&ch->next_url), sql, &err)) < 0) {
+			if ((oldest = oldest_raw_day(ch, start, bound, &err)) < 0) {
 				log_warn("clickhouse: looking for the oldest raw samples: %s", err.msg);
 				return;
 			}
-			snprintf(sql, sizeof(sql), "%" PRId64, oldest_day);
-			oldest_day = oldest_day > 0 ? day_first_hour(sql) : -1;
 			/* no raw samples: none can come for an hour before bound (late_bound) */
-			atomic_store(&ch->roll_next, oldest_day < 0 ? bound : oldest_day > start ?
-				     oldest_day : start);
+			atomic_store(&ch->roll_next, oldest);
 		}
 	}
 	while (atomic_load(&ch->roll_next) < bound && !stopping(ch)) {
@@ -1643,6 +1737,8 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	if (cfg->ch_cluster[0])
 		snprintf(ch->on_cluster, sizeof(ch->on_cluster), " ON CLUSTER %s", cfg->ch_cluster);
 	snprintf(ch->quorum, sizeof(ch->quorum), "%" PRId64, cfg->ch_insert_quorum);
+	snprintf(ch->roll_delay, sizeof(ch->roll_delay), "%" PRIu64,
+		 cfg->ch_rollup_after_ms / 3000 ? cfg->ch_rollup_after_ms / 3000 : 1);
 	if (read_password(ch, errbuf, size))
 		return -1;
 	lru_error_clear(&err);

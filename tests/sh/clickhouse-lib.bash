@@ -63,7 +63,7 @@ stop_fe() {
 }
 stop_fe_all() {
 	local fe
-	for fe in A B C SQ; do
+	for fe in A B C SQ W; do
 		local pid=${fe}_PID
 		[[ -n ${!pid:-} ]] && stop_fe $fe
 	done

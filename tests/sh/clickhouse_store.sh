@@ -329,6 +329,46 @@ wait_for "... and logged" 10 logged "dropped the wss_hourly_n of day [0-9]{8} \(
 check "... wss no longer counts those days" "$(add "$(job_samples "$w2")" "$s0" "$s2")" \
 	"$(job_samples "$(wssq "")")"
 
+# ---- a roll-up reads no lagging replica ----------------------------------------------------
+# with insert_quorum 1 a replica that does not fetch lacks what the other took; a roll-up
+# through it (a Distributed query prefers its own replica of shard 1) reads the other one
+# (CH without its --clickhouse-url: every URL given is tried, in turn)
+ST=("${CH[@]:0:2}" "${CH[@]:4}" --clickhouse-database stale --clickhouse-insert-quorum 1
+	--config "$tmp/tokens.conf")
+"$STORE_BIN" "${ST[@]}" --clickhouse-url "$CLICKHOUSE_URLS" --migrate >/dev/null 2>&1
+HOUR=3600000
+SH=(--memcgs 4 --nodes 2 --history 3h --step 10m --batch 4)
+start_fe W "${ST[@]}" --clickhouse-url "$CH_1_2_HTTP" --clickhouse-rollup-after 30d ||
+	{ finish; exit 1; }
+synced() {	# no server has parts of database stale left to fetch
+	local u
+	for u in ${CLICKHOUSE_URLS//,/ }; do
+		[[ $(chq "SELECT count() FROM system.replication_queue WHERE database = 'stale'" "$u") == 0 ]] ||
+			return 1
+	done
+}
+wait_for "the replicas in step" 30 synced && pass
+chq "SYSTEM STOP FETCHES" "$CH_1_1_HTTP" >/dev/null
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$W_URL" st --hosts 8 "${SH[@]}" >/dev/null
+local_rows() { chq "SELECT count() FROM stale.memcg_samples_local WHERE startsWith(host, 'st')" "$1"; }
+check "ch1-1 fetches nothing: it lacks what ch1-2 took" 1 \
+	"$([[ $(local_rows "$CH_1_1_HTTP") -lt $(local_rows "$CH_1_2_HTTP") ]] && echo 1)"
+RQ=('/v1/wss?memcg_glob=*&window=1d' '/v1/wss?memcg_glob=/jobs/*&window=1d&threshold=1h&percentile=50')
+before=$(for p in "${RQ[@]}"; do q "$W_URL" "$p"; done)
+check_grep "... the history counted (through ch1-2)" '"samples": [1-9]' "$before"
+stop_fe W
+start_fe W "${ST[@]}" --clickhouse-url "$CH_1_1_HTTP" --clickhouse-rollup-after 1s \
+	--maintenance-interval 1s || { finish; exit 1; }
+rolled_hours() {
+	[[ $(chq "SELECT uniqExact(hour) FROM stale.wss_hours_local WHERE part = 1 AND
+		hour >= $((NOW / HOUR - 5)) AND hour < $((NOW / HOUR - 1))" "$CH_1_1_HTTP") == 4 ]]
+}
+wait_for "its hours rolled up through ch1-1" 60 rolled_hours && pass
+check "... every sample counted, none from the lagging replica only" "$before" \
+	"$(for p in "${RQ[@]}"; do q "$W_URL" "$p"; done)"
+chq "SYSTEM START FETCHES" "$CH_1_1_HTTP" >/dev/null
+stop_fe W
+
 # ---- moving a sqlite store into ClickHouse: --import-sqlite -----------------------------
 # a sqlite store that keeps 3-day-old days as rollups only, and recent raw snapshots
 mkdir -p "$tmp/e"
