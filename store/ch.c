@@ -391,6 +391,31 @@ static const struct ch_table_def tables_v4[] = {
 	  NULL, NULL, NULL, NULL, true, NULL, NULL },
 };
 
+/*
+ * Version 5: the raw samples sorted by hour first (wss_samples; hour is
+ * taken_ms's, written with the row: 18.16's Distributed tables cannot
+ * insert a MATERIALIZED column), so that rolling an hour up and reading
+ * the hours not rolled up yet read those hours' rows only, not the whole
+ * day's partition (memcg_samples' key has no time in it). --migrate fills
+ * it from memcg_samples before its views exist (the latest-state tables
+ * hold those rows already); memcg_samples gets no more rows and its days
+ * expire as before. The views of memcg_samples come again, of wss_samples.
+ */
+#define MEMCG_COLS "host, path, taken_ms, total, cold, warnings"
+static const struct ch_table_def tables_v5[] = {
+	{ "wss_samples",
+	  "hour Int64, path String, host String, boot_id String, seq UInt64, taken_ms UInt64, "
+	  "total UInt64, " COLD_COL ", warnings UInt32", "(hour, path, host, boot_id, seq)", NULL,
+	  PARTITION_BY_DAY, NULL, CH_HOUR_OF_TAKEN ", path, host, boot_id, seq, taken_ms, total, "
+	  "cold, warnings", NULL, NULL, false, NULL, "memcg_samples" },
+	{ "memcgs_latest", NULL, NULL, NULL, NULL, "wss_samples", MEMCG_COLS, NULL, NULL, false,
+	  "memcgs_latest_s_mv", NULL },
+	{ "memcgs_by_path", NULL, NULL, NULL, NULL, "wss_samples", MEMCG_COLS, NULL, NULL, false,
+	  "memcgs_by_path_s_mv", NULL },
+	{ "paths", NULL, NULL, NULL, NULL, "wss_samples", "DISTINCT path", NULL, NULL, false,
+	  "paths_s_mv", NULL },
+};
+
 static const struct {
 	const struct ch_table_def *t;
 	size_t n;
@@ -399,6 +424,7 @@ static const struct {
 	{ tables_v2, sizeof(tables_v2) / sizeof(tables_v2[0]) },
 	{ tables_v3, sizeof(tables_v3) / sizeof(tables_v3[0]) },
 	{ tables_v4, sizeof(tables_v4) / sizeof(tables_v4[0]) },
+	{ tables_v5, sizeof(tables_v5) / sizeof(tables_v5[0]) },
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -465,6 +491,17 @@ static enum lru_err fill_table(struct ch *ch, const struct ch_table_def *t, stru
 	return rc;
 }
 
+/* The materialized view that fills t's local table from t->from's. */
+static enum lru_err create_view(struct ch *ch, const struct ch_table_def *t, struct lru_error *err)
+{
+	const char *db = ch->cfg->ch_database;
+
+	return run_ddl(ch, err, "CREATE MATERIALIZED VIEW IF NOT EXISTS %s.%s%s%s TO %s.%s_local "
+		       "AS SELECT %s FROM %s.%s_local%s%s", db, t->view ? t->view : t->name,
+		       t->view ? "" : "_mv", ch->on_cluster, db, t->name, t->select, db, t->from,
+		       t->array_join ? " ARRAY JOIN " : "", t->array_join ? t->array_join : "");
+}
+
 static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, struct lru_error *err)
 {
 	const char *db = ch->cfg->ch_database, *cl = ch->cfg->ch_cluster;
@@ -473,6 +510,8 @@ static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, st
 
 	if (t->everywhere)
 		return create_everywhere(ch, t->name, t->columns, t->order, err);
+	if (!t->columns)	/* a table of an older version: only a view into it */
+		return create_view(ch, t, err);
 	if (t->partition)
 		snprintf(part, sizeof(part), " PARTITION BY %s", t->partition);
 	if (ch->on_cluster[0])
@@ -484,10 +523,7 @@ static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, st
 	rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s%s ORDER BY %s",
 		     db, t->name, ch->on_cluster, t->columns, engine, part, t->order);
 	if (!rc && t->from)
-		rc = run_ddl(ch, err, "CREATE MATERIALIZED VIEW IF NOT EXISTS %s.%s%s%s TO %s.%s_local "
-			     "AS SELECT %s FROM %s.%s_local%s%s", db, t->view ? t->view : t->name,
-			     t->view ? "" : "_mv", ch->on_cluster, db, t->name, t->select, db, t->from,
-			     t->array_join ? " ARRAY JOIN " : "", t->array_join ? t->array_join : "");
+		rc = create_view(ch, t, err);
 	if (!rc && ch->on_cluster[0])
 		rc = run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s%s AS %s.%s_local "
 			     "ENGINE = Distributed(%s, %s, %s_local, %s)", db, t->name, ch->on_cluster,
@@ -553,7 +589,7 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 
 /*
  * What one round writes, in this order: the marks of the hours that get
- * samples as rollups (see put_snapshot), rows of memcg_samples and of the
+ * samples as rollups (see put_snapshot), rows of wss_samples and of the
  * rollups (and of memcgs_latest for those samples), then of snapshots (the
  * views fill the rest).
  */
@@ -561,7 +597,7 @@ enum { T_MARKS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
 
 /* the tables of each kind of rows: memcgs_latest's rows are memcgs_by_path's too (v3) */
 static const char *const insert_into[T_NR][2] = {
-	{ "wss_hours_local" }, { "memcg_samples" }, { "wss_hourly" }, { "wss_hourly_n" },
+	{ "wss_hours_local" }, { "wss_samples" }, { "wss_hourly" }, { "wss_hourly_n" },
 	{ "memcgs_latest", "memcgs_by_path" }, { "snapshots" }
 };
 
@@ -584,7 +620,7 @@ static enum lru_err put_array(struct lru_buf *b, const uint64_t *v, size_t n, st
 	return rc ? rc : lru_buf_append(b, "]", 1, err);
 }
 
-/* "\tTOTAL\t[cold...]\tWARNINGS\n": the end of a memcg_samples row */
+/* "\tTOTAL\t[cold...]\tWARNINGS\n": the end of a wss_samples row */
 static enum lru_err put_cold(struct lru_buf *b, const struct lru_fleet_cold *c,
 			     struct lru_error *err)
 {
@@ -774,7 +810,7 @@ static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_
 }
 
 /*
- * The rows of one snapshot. Its memcg samples go to memcg_samples, or when
+ * The rows of one snapshot. Its memcg samples go to wss_samples, or when
  * it was taken on a day rolled up already (or about to be: before
  * b->late_before), to the rollups directly (put_late); not at all when it
  * is of such a day and stored already (counted, raw or rolled up).
@@ -801,7 +837,7 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 		if (!stored)
 			rc = put_late(b, sums, nr_sums, ident_hash(host, boot, s->host.seq) | 2,
 				      rows->taken_ms, now, err);
-		/* the latest state as memcg_samples' view would write it (the newest wins) */
+		/* the latest state as wss_samples' views would write it (the newest wins) */
 		for (size_t i = 0; !rc && i < nr_sums; i++)
 			rc = STR(&b->t[T_MEMCGS], host) || lru_buf_append(&b->t[T_MEMCGS], "\t", 1, err) ||
 			     STR(&b->t[T_MEMCGS], sums[i].path) ||
@@ -809,9 +845,10 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 			     put_cold(&b->t[T_MEMCGS], &sums[i].c, err) ? LRU_ENOMEM : LRU_OK;
 		nr_sums = 0;
 	}
-	/* memcg_samples: path, host, boot_id, seq, taken_ms, total, cold, warnings */
+	/* wss_samples: hour, path, host, boot_id, seq, taken_ms, total, cold, warnings */
 	for (size_t i = 0; !rc && i < nr_sums; i++)
-		rc = STR(sm, sums[i].path) || lru_buf_append(sm, "\t", 1, err) ||
+		rc = lru_buf_printf(sm, err, "%" PRIu64 "\t", taken / HOUR_MS) ||
+		     STR(sm, sums[i].path) || lru_buf_append(sm, "\t", 1, err) ||
 		     STR(sm, host) || lru_buf_append(sm, "\t", 1, err) || STR(sm, boot) ||
 		     lru_buf_printf(sm, err, "\t%" PRIu64 "\t%" PRIu64, s->host.seq, taken) ||
 		     put_cold(sm, &sums[i].c, err) ? LRU_ENOMEM : LRU_OK;
@@ -927,9 +964,10 @@ static enum lru_err stored_in(struct ch *ch, const char *table, struct ingest_jo
 		lru_buf_init(&sql);
 		rc = lru_buf_printf(&sql, err, "SELECT DISTINCT host, boot_id, seq FROM %s WHERE ",
 				    ch_table(ch, table, tbl, sizeof(tbl)));
-		if (!rc && skip)
-			rc = lru_buf_printf(&sql, err, "taken_ms >= %" PRId64 " AND taken_ms <= %" PRId64
-					    " AND ", lo, hi);
+		if (!rc && skip)	/* wss_samples: its key's hours, and the days' partitions */
+			rc = lru_buf_printf(&sql, err, "hour >= %" PRId64 " AND hour <= %" PRId64 " AND "
+					    "taken_ms >= %" PRId64 " AND taken_ms <= %" PRId64 " AND ",
+					    lo / HOUR_MS, hi / HOUR_MS, lo, hi);
 		if (!rc)
 			rc = lru_buf_printf(&sql, err, "(host, boot_id, seq) IN (") ||
 			     lru_buf_append(&sql, in.data, in.len, err) ||
@@ -958,7 +996,7 @@ static enum lru_err idents_read(struct idents *ids, struct lru_buf *out, struct 
  * Which snapshots of the jobs are stored already, into stored (pointing
  * into known[0..1]): those in snapshots, and of those about to go to the
  * rollups directly (taken before late_before), those whose samples are in
- * memcg_samples: a round whose samples were written and whose snapshots
+ * wss_samples: a round whose samples were written and whose snapshots
  * INSERT failed. Their samples count already (raw, or in their hour's
  * roll-up): written again as rollups, they would count twice.
  */
@@ -969,7 +1007,7 @@ static enum lru_err stored_already(struct ch *ch, struct ingest_job *jobs, int64
 	enum lru_err rc = stored_in(ch, "snapshots", jobs, NULL, 0, &known[0], err);
 
 	rc = rc ? rc : idents_read(stored, &known[0], err);
-	rc = rc ? rc : stored_in(ch, "memcg_samples", jobs, stored, late_before, &known[1], err);
+	rc = rc ? rc : stored_in(ch, "wss_samples", jobs, stored, late_before, &known[1], err);
 	return rc ? rc : idents_read(stored, &known[1], err);
 }
 
@@ -1223,9 +1261,9 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, struct lru_error *err)
 	struct lru_buf warn;
 	enum lru_err rc = LRU_OK;
 
-	ch_table(ch, "memcg_samples", raw, sizeof(raw));
-	snprintf(where, sizeof(where), "taken_ms >= %" PRId64 " AND taken_ms < %" PRId64,
-		 h * HOUR_MS, (h + 1) * HOUR_MS);
+	ch_table(ch, "wss_samples", raw, sizeof(raw));
+	snprintf(where, sizeof(where), "hour = %" PRId64 " AND taken_ms >= %" PRId64 " AND "
+		 "taken_ms < %" PRId64, h, h * HOUR_MS, (h + 1) * HOUR_MS);
 	snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
 		 "SELECT path, toInt64(%" PRId64 "), toUInt64(%d), k, bucket, uniqExact(host, boot_id, "
 		 "seq), max(hot) FROM (SELECT path, host, boot_id, seq, toUInt8(i - 1) AS k, "
@@ -1307,7 +1345,7 @@ static int64_t oldest_raw_day(struct ch *ch, int64_t start, int64_t bound, struc
 {
 	char sql[512], raw[160];
 
-	ch_table(ch, "memcg_samples", raw, sizeof(raw));
+	ch_table(ch, "wss_samples", raw, sizeof(raw));
 	for (int64_t h = start; h < bound; h += 24) {
 		int64_t any;
 
@@ -1463,7 +1501,7 @@ enum lru_err ch_rolled_hours(struct ch *ch, int64_t from_ms, struct hours *rolle
 
 /*
  * Retention, in whole UTC days (daily partitions, so a row is kept up to a
- * day longer than its setting). The raw rows (memcg_samples, snapshots) of
+ * day longer than its setting). The raw rows (wss_samples, snapshots) of
  * the days that ended more than raw-retention ago are dropped, the samples
  * once rolled up (roll_day); the rollups past rollup-retention too. The days
  * come from the rows themselves (one cheap query: the partition key prunes);
@@ -1474,7 +1512,8 @@ static const struct expiry {
 	const char *table, *day, *time;
 	bool rollups, roll;	/* rollup-retention and hours (else raw-retention and ms); roll_day first */
 } expiries[] = {
-	{ "memcg_samples", PARTITION_BY_DAY, "taken_ms", false, true },
+	{ "wss_samples", PARTITION_BY_DAY, "taken_ms", false, true },
+	{ "memcg_samples", PARTITION_BY_DAY, "taken_ms", false, false },	/* before version 5 */
 	{ "snapshots", PARTITION_BY_DAY, "taken_ms", false, false },
 	{ "wss_hourly", PARTITION_BY_HOUR_DAY, "hour", true, false },
 	{ "wss_hourly_n", PARTITION_BY_HOUR_DAY, "hour", true, false },

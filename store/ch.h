@@ -23,7 +23,8 @@
  * ch_submit() it. Writer threads (clickhouse-writers) each take the queued
  * jobs (up to batch-max snapshots), ask which of their snapshots are stored
  * already (counted as duplicates in the answer), and INSERT them in two
- * statements: memcg_samples (one row per snapshot and memcg path), then the
+ * statements: wss_samples (one row per snapshot and memcg path, sorted by
+ * hour first; memcg_samples, sorted by path, before version 5), then the
  * raw snapshots. Materialized views fill the latest-state tables
  * (hosts_latest, hosts_first, nodes_latest, memcgs_latest, and since
  * version 3 memcgs_by_path, sorted by path, and paths) from these INSERTs
@@ -98,6 +99,8 @@ enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out,
 /* The table to read: "DB.hosts_latest" with a cluster (Distributed), else "DB.hosts_latest_local". */
 const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size);
 
+/* the hour (since the epoch) of taken_ms, as Int64 like the rollups' (wss_samples' hour) */
+#define CH_HOUR_OF_TAKEN "toInt64(intDiv(taken_ms, 3600000))"
 /*
  * The UTC day (YYYYMMDD) of a raw row (taken_ms), and of a rollup row (hour):
  * the partition keys, by which raw days are rolled up and dropped.

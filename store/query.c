@@ -1099,7 +1099,7 @@ static int wss_sqlite(struct query *q, struct wss_acc *a)
 	return rc || a->oom ? -1 : 0;
 }
 
-/* ClickHouse: the paths of memcg_samples matching glob (ids: their places in ps). */
+/* ClickHouse: the paths stored (raw or rolled up) matching glob (ids: their places in ps). */
 static int wss_paths_ch(struct query *q, const char *glob, struct path_set *ps)
 {
 	struct lru_buf sql;
@@ -1170,7 +1170,7 @@ static int hour_ranges(struct lru_buf *b, const char *col, int64_t scale, const 
 
 /*
  * " WHERE path IN ('a', ...) AND (ranges)": the rows of a's paths in its
- * window in memcg_samples (raw: the hours not rolled up) or in
+ * window in wss_samples (raw: the hours not rolled up) or in
  * wss_hourly(_n) (rollups: every row of the rolled-up hours, and of the
  * hours only marked, the rows written directly: not those of a roll-up
  * under way, whose raw samples still count), into b.
@@ -1188,8 +1188,10 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *rolled,
 			return -1;
 	if (lru_buf_append(b, ") AND ", 5, NULL))
 		return -1;
-	if (raw)
-		return hour_ranges(b, "taken_ms", HOUR_MS, rolled, true, from_hour);
+	if (raw)	/* the hours of wss_samples' key, and taken_ms for the daily partitions */
+		return hour_ranges(b, "hour", 1, rolled, true, from_hour) ||
+		       lru_buf_append(b, " AND ", 5, NULL) ||
+		       hour_ranges(b, "taken_ms", HOUR_MS, rolled, true, from_hour) ? -1 : 0;
 	return lru_buf_append(b, "(", 1, NULL) || hour_ranges(b, "hour", 1, rolled, false, 0) ||
 	       lru_buf_append(b, " OR ", 4, NULL) || hour_ranges(b, "hour", 1, marked_only, false, 0) ||
 	       lru_buf_printf(b, NULL, " AND part != %d)", CH_ROLL_PART) ? -1 : 0;
@@ -1199,7 +1201,7 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *rolled,
  * The query of wss_ch into sql, one scan: rows of (kind, path, largest hot
  * bytes, samples, their hours, samples with each warning bit). Kind 0, per
  * path and lru_hist bucket of the hot bytes at threshold a->k, from
- * memcg_samples for the hours not rolled up: all of it. From the rollups of
+ * wss_samples for the hours not rolled up: all of it. From the rollups of
  * the marked hours (ch_rolled_hours), UNION ALL: kind 1, wss_hourly's buckets
  * (the histogram), and kind 2, per path, wss_hourly_n (the samples, hours
  * and warnings). No sample is counted in both. A raw sample stored twice (a
@@ -1220,7 +1222,7 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 	char raw[160], hourly[160], hourly_n[160];
 	int rc;
 
-	ch_table(q->ch, "memcg_samples", raw, sizeof(raw));
+	ch_table(q->ch, "wss_samples", raw, sizeof(raw));
 	ch_table(q->ch, "wss_hourly", hourly, sizeof(hourly));
 	ch_table(q->ch, "wss_hourly_n", hourly_n, sizeof(hourly_n));
 	rc = lru_buf_printf(sql, NULL, "SELECT toUInt8(%d), path, max(hot), uniqExact(" CH_SAMPLE
@@ -1228,9 +1230,9 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 		rc = lru_buf_printf(sql, NULL, ", uniqExactIf(" CH_SAMPLE ", bitAnd(warnings, %u) != 0)",
 				    1u << b) ? -1 : 0;
-	rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, " CH_SAMPLE ", warnings, "
-				  "toInt64(intDiv(taken_ms, %" PRId64 ")) AS hour, toUInt64(total - "
-				  "cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s", HOUR_MS, a->k + 1, raw) ||
+	rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, " CH_SAMPLE ", warnings, hour, "
+				  "toUInt64(total - cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s",
+				  a->k + 1, raw) ||
 	     wss_where_ch(a, true, rolled, NULL, sql) ||
 	     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
 	/* the rollups: a row per key (FINAL's answer: see above), then per bucket or path */

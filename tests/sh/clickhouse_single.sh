@@ -20,8 +20,8 @@ CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-user l
 
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check "--migrate on one server" 0 $?
-check_grep "... creates version 4" "schema version 4 created in database lrugen" "$out"
-check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 13 13" \
+check_grep "... creates version 5" "schema version 5 created in database lrugen" "$out"
+check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 14 14" \
 	"$(chq "SELECT countIf(engine LIKE 'Replicated%'), countIf(engine = 'Distributed'),
 		countIf(engine LIKE '%MergeTree'), countIf(endsWith(name, '_local') AND
 		engine LIKE '%MergeTree') FROM system.tables WHERE database = 'lrugen'" | tr '\t' ' ')"
@@ -52,7 +52,7 @@ merges STOP
 check_grep "a resend: every snapshot a duplicate" "^sent=$NPAR accepted=0 duplicates=$NPAR errors=0" \
 	"$(sim "$A_URL" par "${HIST[@]}" --batch 5)"
 check "... rows stored again, not merged yet" 1 "$(chq "SELECT count() > uniqExact(path, host, \
-	boot_id, seq) FROM lrugen.memcg_samples_local")"
+	boot_id, seq) FROM lrugen.wss_samples_local")"
 parity " with a resend's copies" "${QUERIES[@]}"
 merges START
 check "... counted once" "$NPAR" "$(counted par)"
@@ -65,7 +65,7 @@ start_fe A "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d --clickhou
 old_to_both "$A_URL" old "${OLD[@]}"
 B_URL=$A_URL
 check "three-day-old snapshots stored raw" 1 \
-	"$(chq "SELECT count() > 0 FROM lrugen.memcg_samples_local WHERE startsWith(host, 'old')")"
+	"$(chq "SELECT count() > 0 FROM lrugen.wss_samples_local WHERE startsWith(host, 'old')")"
 w0=$(wssq "")
 check "... the same 7-day wss as sqlite with a 3-day-old history" "$(wssq "" "$SQ_URL")" "$w0"
 stop_fe A
@@ -73,7 +73,7 @@ start_fe A "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --maintenan
 	{ finish; exit 1; }
 B_URL=$A_URL
 raw_gone() {
-	[[ $(counted old) == 0 && $(chq "SELECT count() FROM lrugen.memcg_samples_local
+	[[ $(counted old) == 0 && $(chq "SELECT count() FROM lrugen.wss_samples_local
 		WHERE startsWith(host, 'old')") == 0 ]]
 }
 wait_for "the expired day dropped" 60 raw_gone && pass
@@ -99,7 +99,7 @@ start_fe A "${RL[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 30d 
 RH=(--hosts 6 --memcgs 5 --nodes 2 --history 3h --step 10m --batch 4)
 HOUR=3600000
 SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rh "${RH[@]}" >/dev/null
-RAW="SELECT uniqExact(host, seq) FROM roll.memcg_samples_local WHERE startsWith(host, 'rh')"
+RAW="SELECT uniqExact(host, seq) FROM roll.wss_samples_local WHERE startsWith(host, 'rh')"
 check "a raw history of three hours that ended" "108 108" "$(acked rh) $(chq "$RAW")"
 # a round whose samples were written and whose snapshots were not (a view of snapshots
 # cannot write, its table detached): not acknowledged; its samples count (raw, then rolled)
@@ -107,7 +107,7 @@ HF=(--hosts 1 --memcgs 5 --nodes 2 --history 10m --step 10m)
 chq "DETACH TABLE roll.hosts_latest_local" >/dev/null
 SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" hf "${HF[@]}" >/dev/null
 check "a round failing after its samples were written: not acknowledged, samples stored" "0 1 0" \
-	"$(acked hf) $(chq "SELECT count() > 0 FROM roll.memcg_samples_local WHERE startsWith(host, 'hf')") $(
+	"$(acked hf) $(chq "SELECT count() > 0 FROM roll.wss_samples_local WHERE startsWith(host, 'hf')") $(
 		chq "SELECT count() FROM roll.snapshots_local WHERE startsWith(host, 'hf')")"
 chq "ATTACH TABLE roll.hosts_latest_local" >/dev/null
 RQ=('/v1/wss?memcg_glob=*&window=1d' '/v1/wss?memcg_glob=/jobs/*&window=1d&threshold=1h&percentile=50')
@@ -132,10 +132,10 @@ check "the failed round sent again after its hour's roll-up: acknowledged, store
 check "... the same answers (its samples counted once)" "$before" \
 	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
 check "... the raw rows kept" 108 "$(chq "$RAW")"
-for d in $(chq "SELECT DISTINCT toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC')) FROM roll.memcg_samples_local"); do
-	chq "ALTER TABLE roll.memcg_samples_local DROP PARTITION $d" >/dev/null
+for d in $(chq "SELECT DISTINCT toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC')) FROM roll.wss_samples_local"); do
+	chq "ALTER TABLE roll.wss_samples_local DROP PARTITION $d" >/dev/null
 done
-check "... dropped by hand" 0 "$(chq "SELECT count() FROM roll.memcg_samples_local")"
+check "... dropped by hand" 0 "$(chq "SELECT count() FROM roll.wss_samples_local")"
 check "... the same answers from the rollups alone" "$before" \
 	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
 # a late snapshot of a rolled-up hour: to the rollups directly, once even when sent again

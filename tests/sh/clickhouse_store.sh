@@ -47,8 +47,9 @@ check_grep "--migrate creates version 1" "schema version 1 created in database l
 check_grep "... then version 2" "schema version 2 created in database lrugen" "$out"
 check_grep "... then version 3" "schema version 3 created in database lrugen" "$out"
 check_grep "... then version 4" "schema version 4 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 4 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-# an upgrade: a database of version 1 is refused until --migrate brings it to 4
+check_grep "... then version 5" "schema version 5 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 5 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 5
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 2" >/dev/null
 at_version() {
 	local url
@@ -56,17 +57,18 @@ at_version() {
 		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
 	done
 }
-wait_for "versions 2 to 4 forgotten on every server" 30 at_version 1 && pass
+wait_for "versions 2 to 5 forgotten on every server" 30 at_version 1 && pass
 check_grep "a version 1 database: refused, says to migrate" \
-	"has schema version 1, this lrugen-store needs 4: run lrugen-store --migrate" \
+	"has schema version 1, this lrugen-store needs 5: run lrugen-store --migrate" \
 	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$out"
 check_grep "... and to 3" "schema version 3 created" "$out"
 check_grep "... and to 4" "schema version 4 created" "$out"
-check "... every server sees version 4" 0 "$(at_version 4; echo $?)"
+check_grep "... and to 5" "schema version 5 created" "$out"
+check "... every server sees version 5" 0 "$(at_version 5; echo $?)"
 for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest wss_hourly \
-	wss_hourly_n wss_days memcgs_by_path paths wss_hours; do
+	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
 		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
@@ -129,6 +131,23 @@ check_grep "--migrate 2 to 3 fills memcgs_by_path" "lrugen.memcgs_by_path filled
 check_grep "... and paths" "lrugen.paths filled from lrugen.memcgs_latest in" "$out"
 check_grep "... and the rolled-up paths" "lrugen.paths filled from lrugen.wss_hourly_n in" "$out"
 parity " after the upgrade" "${BY_MEMCG[@]}"
+# an upgrade from version 4 with data in it: wss_samples filled from memcg_samples (where
+# version 4 wrote the raw samples: copied there from wss_samples, one replica a shard)
+for u in "$CH_1_1_HTTP" "$CH_2_1_HTTP"; do
+	chq "INSERT INTO lrugen.memcg_samples_local SELECT path, host, boot_id, seq, taken_ms, total,
+		cold, warnings FROM lrugen.wss_samples_local" "$u" >/dev/null
+done
+for t in memcgs_latest_s_mv memcgs_by_path_s_mv paths_s_mv wss_samples wss_samples_local; do
+	chq "DROP TABLE lrugen.$t ON CLUSTER lrugen" >/dev/null
+done
+chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 5" >/dev/null
+wait_for "a version 4 database with data" 30 at_version 4 && pass
+check "... its raw samples in memcg_samples only" "1 0" "$(chq "SELECT count() > 0 FROM lrugen.memcg_samples") $(
+	chq "SELECT count() FROM system.tables WHERE database = 'lrugen' AND name LIKE 'wss_samples%'")"
+out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
+check_grep "--migrate 4 to 5 fills wss_samples" "lrugen.wss_samples filled from lrugen.memcg_samples in" "$out"
+parity " after the upgrade to 5" '/v1/wss?memcg_glob=*' "/v1/wss?memcg_glob=$job&window=7d" \
+	'/v1/wss?memcg_glob=/jobs/*&threshold=1h' "${BY_MEMCG[@]}"
 check "timeline pages: 40 points then a cursor" "40 true" \
 	"$(q "$A_URL" '/v1/timeline?host=par00005&memcg=*&limit=40' | jq -r '"\(.points) \(.truncated)"')"
 for path in '/v1/latest' '/v1/latest?host=par00002&memcg_glob=/job*' '/v1/latest?limit=5' \
@@ -162,7 +181,7 @@ merges STOP
 check_grep "a resend: every snapshot a duplicate" "^sent=$NPAR accepted=0 duplicates=$NPAR errors=0" \
 	"$(sim "$A_URL" par "${HIST[@]}" --batch 5)"
 check "... rows stored again, not merged yet" 1 "$(chq "SELECT count() > uniqExact(path, host, \
-	boot_id, seq) FROM lrugen.memcg_samples WHERE startsWith(host, 'par')")"
+	boot_id, seq) FROM lrugen.wss_samples WHERE startsWith(host, 'par')")"
 parity " with a resend's copies" "${BY_MEMCG[@]}"
 merges START
 wait_for "merges started again and caught up" 60 merges_idle && pass
@@ -286,7 +305,7 @@ w0=$(wssq "") && w0_1h=$(wssq "&threshold=1h&percentile=50")
 stop_fe B
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --maintenance-interval 1s ||
 	{ finish; exit 1; }
-samples_of() { chq "SELECT count() FROM lrugen.memcg_samples WHERE startsWith(host, '$1')"; }
+samples_of() { chq "SELECT count() FROM lrugen.wss_samples WHERE startsWith(host, '$1')"; }
 raw_gone() { [[ $(counted "$1") == 0 && $(samples_of "$1") == 0 ]]; }
 wait_for "the expired days dropped" 60 raw_gone old && pass
 logged() { grep -Eq "$1" "$B_LOG"; }
@@ -350,7 +369,7 @@ synced() {	# no server has parts of database stale left to fetch
 wait_for "the replicas in step" 30 synced && pass
 chq "SYSTEM STOP FETCHES" "$CH_1_1_HTTP" >/dev/null
 SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$W_URL" st --hosts 8 "${SH[@]}" >/dev/null
-local_rows() { chq "SELECT count() FROM stale.memcg_samples_local WHERE startsWith(host, 'st')" "$1"; }
+local_rows() { chq "SELECT count() FROM stale.wss_samples_local WHERE startsWith(host, 'st')" "$1"; }
 check "ch1-1 fetches nothing: it lacks what ch1-2 took" 1 \
 	"$([[ $(local_rows "$CH_1_1_HTTP") -lt $(local_rows "$CH_1_2_HTTP") ]] && echo 1)"
 RQ=('/v1/wss?memcg_glob=*&window=1d' '/v1/wss?memcg_glob=/jobs/*&window=1d&threshold=1h&percentile=50')
