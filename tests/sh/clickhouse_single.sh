@@ -149,9 +149,9 @@ check "... sent again: once" "$late1" "$(q "$A_URL" "${RQ[0]}" | jq .all.samples
 
 # an hour with rows written directly (a part-0 mark) whose roll-up is under way: its
 # rows written, its mark not yet (or not seen by this server): they do not count yet
-SIM_NOW=$((NOW - 3 * 86400000)) sim "$A_URL" mo --hosts 1 --memcgs 5 --nodes 2 --history 10m \
+MH=$(((NOW - 3 * 86400000) / HOUR))	# (taken half an hour into it: in that hour, whatever the clock)
+SIM_NOW=$((MH * HOUR + HOUR / 2)) sim "$A_URL" mo --hosts 1 --memcgs 5 --nodes 2 --history 10m \
 	--step 10m >/dev/null
-MH=$(((NOW - 3 * 86400000) / HOUR))
 check "an hour with late samples only: marked, not rolled up" "1 0" \
 	"$(chq "SELECT countIf(part = 0) > 0, countIf(part = 1) FROM roll.wss_hours_local WHERE hour = $MH" |
 		tr '\t' ' ')"
