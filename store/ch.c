@@ -60,6 +60,17 @@ static void wipe_free(char *s)
  * to the servers in turn; settings are "name", "value" pairs. The answer
  * in out (may be NULL).
  */
+static bool stopping(struct ch *ch);
+
+/* true in the maintenance thread: its requests are cut short when the store stops */
+static _Thread_local bool in_maint;
+
+/* lru_client's abort hook: a roll-up or expiry in flight ends at once on SIGTERM (idempotent) */
+static bool maint_abort(void *arg)
+{
+	return in_maint && stopping(arg);
+}
+
 static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *sql,
 			 const void *data, size_t len, const char *const *settings,
 			 struct lru_buf *out, struct lru_error *err)
@@ -80,6 +91,7 @@ static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *
 			.url = urls->v[u], .agent = "lrugen-store/" LRUGEN_VERSION,
 			.connect_timeout_ms = (long)ch->cfg->ch_connect_timeout_ms,
 			.timeout_ms = (long)ch->cfg->ch_timeout_ms,
+			.abort = maint_abort, .abort_arg = ch,
 		};
 		const struct lru_client_req rq = {
 			.route = LRU_ROUTE_NR, .path = "/", .headers = hdrs,
@@ -89,7 +101,11 @@ static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *
 		};
 		struct lru_client *c;
 		struct lru_client_resp resp;
-		enum lru_err rc = lru_client_new(&o, &c, err);
+		enum lru_err rc;
+
+		if (maint_abort(ch))
+			return lru_fail(err, LRU_EIO, "stopped: lrugen-store is shutting down");
+		rc = lru_client_new(&o, &c, err);
 
 		if (rc)
 			return rc;
@@ -161,6 +177,8 @@ static enum lru_err wait_everywhere(struct ch *ch, const char *sql, int64_t min,
 		int64_t until = lru_now_ms() + 60000;
 
 		while (scalar_at(ch, u, sql, err) < min) {
+			if (stopping(ch))
+				return lru_fail(err, LRU_EIO, "stopping");
 			if (lru_now_ms() > until)
 				return lru_fail(err, LRU_EIO, "%s does not see %s after 60 s",
 						ch->cfg->ch_urls.v[u], what);
@@ -1566,6 +1584,7 @@ static void *maint_main(void *arg)
 {
 	struct ch *ch = arg;
 
+	in_maint = true;
 	pthread_mutex_lock(&ch->lock);
 	while (!ch->stopping) {
 		struct timespec ts;

@@ -161,4 +161,20 @@ chq "INSERT INTO roll.wss_hourly_local (path, hour, part, k, bucket, n, max)
 	SELECT '/', $MH, 1, toUInt8(number), 200, 1000, 1000000000000 FROM system.numbers LIMIT 8" >/dev/null
 check "... its roll-up's rows before the mark: not counted" "$w7" "$(q "$A_URL" '/v1/wss?memcg_glob=*&window=7d')"
 
+# ---- SIGTERM while a maintenance request waits on ClickHouse: stops at once ---------------
+# (the server stopped with SIGSTOP: its kernel takes the connection, nothing answers; the
+# request would wait clickhouse-timeout, 30 s, and lrugen-store with it)
+stop_fe A
+start_fe A "${CH[@]}" --config "$tmp/tokens.conf" --maintenance-interval 1s || { finish; exit 1; }
+chpid=$(cat "$tmp/ch/ch1-1.pid") chport=${CLICKHOUSE_URLS##*:}
+kill -STOP "$chpid"
+waiting() { ss -Htnp state established "( dport = :${chport%%/*} )" | grep -q "pid=$A_PID,"; }
+wait_for "the maintenance waits on the stopped server" 10 waiting && pass
+t0=$(date +%s%N)
+stop_fe A
+t1=$(date +%s%N)
+kill -CONT "$chpid"
+check "... SIGTERM ends it within 3 s (not after clickhouse-timeout)" 1 $(((t1 - t0) < 3000000000))
+check "... and lrugen-store exits 0" 0 "$STORE_RC"
+
 finish

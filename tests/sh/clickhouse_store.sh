@@ -354,7 +354,8 @@ check "... wss no longer counts those days" "$(add "$(job_samples "$w2")" "$s0" 
 # (CH without its --clickhouse-url: every URL given is tried, in turn)
 ST=("${CH[@]:0:2}" "${CH[@]:4}" --clickhouse-database stale --clickhouse-insert-quorum 1
 	--config "$tmp/tokens.conf")
-"$STORE_BIN" "${ST[@]}" --clickhouse-url "$CLICKHOUSE_URLS" --migrate >/dev/null 2>&1
+out=$("$STORE_BIN" "${ST[@]}" --clickhouse-url "$CLICKHOUSE_URLS" --migrate 2>&1) ||
+	fail "--migrate of database stale: $out"
 HOUR=3600000
 SH=(--memcgs 4 --nodes 2 --history 3h --step 10m --batch 4)
 start_fe W "${ST[@]}" --clickhouse-url "$CH_1_2_HTTP" --clickhouse-rollup-after 30d ||
