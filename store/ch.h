@@ -40,7 +40,10 @@
  * hour ends (roll_hours; their raw rows stay: ch_rolled_hours), drops the
  * raw rows of days past raw-retention (whole daily partitions) and the
  * rollups past rollup-retention. Samples of hours rolled up already, or
- * about to be, go to the rollups directly (put_late).
+ * about to be, go to the rollups directly (put_late). Each round it first
+ * reads the schema version: a database migrated past this binary's
+ * (--migrate while it ran) makes the front-end refuse snapshots (503) and
+ * stop its maintenance, /healthz saying why, until it is upgraded.
  *
  * Exactly once. An INSERT that failed midway, a resend after a lost answer,
  * or one batch sent to two front-ends at once can write a snapshot's rows

@@ -177,4 +177,25 @@ kill -CONT "$chpid"
 check "... SIGTERM ends it within 3 s (not after clickhouse-timeout)" 1 $(((t1 - t0) < 3000000000))
 check "... and lrugen-store exits 0" 0 "$STORE_RC"
 
+# ---- a database migrated past a running front-end's version: it takes no more snapshots ---
+VER=("${CH[@]}" --clickhouse-database ver)
+out=$("$STORE_BIN" "${VER[@]}" --migrate 2>&1) || fail "--migrate of database ver: $out"
+start_fe A "${VER[@]}" --config "$tmp/tokens.conf" --maintenance-interval 1s || { finish; exit 1; }
+ONE=(--hosts 1 --memcgs 2 --nodes 1 --history 2m --step 2m)
+check_grep "a front-end at its database's version takes a snapshot" "^sent=1 accepted=1 " \
+	"$(sim "$A_URL" v1 "${ONE[@]}")"
+chq "INSERT INTO ver.migrations_local VALUES (6, $(date +%s%3N))" >/dev/null
+refusing() { [[ $(STORE_URL=$A_URL http GET /healthz) == 503* ]]; }
+wait_for "... the database migrated to version 6 meanwhile: /healthz answers 503" 10 refusing && pass
+check_grep "... saying why" "migrated to schema version 6, this lrugen-store writes version 5: upgrade it" \
+	"$(STORE_URL=$A_URL http GET /healthz)"
+check_grep "... a snapshot refused (503: the collector keeps it)" "^sent=1 accepted=0 duplicates=0 errors=1" \
+	"$(sim "$A_URL" v2 "${ONE[@]}")"
+check_grep "... with HTTP 503" "HTTP 503" "$(tail -n 1 "$tmp/fleetsim.err")"
+check "... none of it written" "1 0" \
+	"$(chq "SELECT countIf(startsWith(host, 'v1')), countIf(startsWith(host, 'v2')) FROM ver.snapshots_local" |
+		tr '\t' ' ')"
+check "... logged once" 1 "$(grep -c "was migrated to schema version 6" "$A_LOG")"
+stop_fe A
+
 finish
