@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet-plot.h"
 #include "lru_buf.h"
 #include "lru_client.h"
 #include "lru_suggest.h"
@@ -29,6 +30,11 @@ static const char usage[] =
 	"              --after CURSOR of the next)\n"
 	"  capacity    fleet totals: memory, hot and cold per threshold\n"
 	"              [--thresholds 2m,10m,1h]\n"
+	"  plot KIND   the answer of capacity or rank drawn as an SVG chart (1200x600)\n"
+	"              --out FILE.svg (- for standard output), then KIND's options:\n"
+	"              capacity: cold, and cold + free, against T (every precomputed\n"
+	"              threshold unless --thresholds); rank: a bar of free and cold\n"
+	"              bytes per host (or node), best first, a line at --need\n"
 	"\n"
 	"  --store URL        the store (default $LRUGEN_STORE or http://127.0.0.1:7070)\n"
 	"  --token-file FILE  the file holding a read token (without it: the token\n"
@@ -49,7 +55,8 @@ static const char usage[] =
 	"Examples:\n"
 	"  lrugen fleet capacity                       # what the fleet could free at each T\n"
 	"  lrugen fleet rank --need 8G                 # where an 8 GiB job fits\n"
-	"  lrugen fleet wss --memcg-glob '/jobs/web*' --window 7d   # size a job's limit\n";
+	"  lrugen fleet wss --memcg-glob '/jobs/web*' --window 7d   # size a job's limit\n"
+	"  lrugen fleet plot rank --need 8G --out rank.svg          # ... as a chart\n";
 
 enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_NR };
 
@@ -60,7 +67,13 @@ static const char *const cmd_names[F_NR] = {
 enum fleet_opt {
 	O_THRESHOLD = 0x2000, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
 	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS, O_AFTER,
+	O_OUT,
 };
+
+/* what each plot draws: the answer of this command */
+static const enum fleet_cmd plot_cmds[PLOT_NR] = { F_CAPACITY, F_RANK };
+/* a capacity plot without --thresholds: every precomputed one (lru_fleet.h) */
+#define PLOT_THRESHOLDS "1m,2m,5m,10m,30m,1h,6h,24h"
 
 static const enum lru_route routes[F_NR] = {
 	LRU_ROUTE_HOSTS, LRU_ROUTE_COLD, LRU_ROUTE_RANK, LRU_ROUTE_WSS, LRU_ROUTE_TIMELINE,
@@ -458,12 +471,14 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "since", required_argument, NULL, O_SINCE },
 		{ "thresholds", required_argument, NULL, O_THRESHOLDS },
 		{ "after", required_argument, NULL, O_AFTER },
+		{ "out", required_argument, NULL, O_OUT },
 		CLI_STORE_OPTS,
 		CLI_COMMON_OPTS,
 	};
 	struct fleet f = { 0 };
 	const struct lru_buf *body = &f.resp.body;
-	int cmd = -1, opt, rc;
+	int cmd = -1, plot = -1, opt, rc;
+	const char *out = NULL;
 	json_t *doc;
 
 	for (size_t i = 0; i < NR_PARAMS; i++)
@@ -476,6 +491,15 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 
 			/* the short flags lrugen-top and lrugen wss use too */
 			opt = opt == 'T' ? O_THRESHOLD : opt == 'w' ? O_WINDOW : opt;
+			if (opt == O_OUT) {
+				if (plot < 0) {
+					cli_err("fleet %s: --out is for 'lrugen fleet plot KIND'",
+						cmd < 0 ? "" : cmd_names[cmd]);
+					return CLI_USAGE;
+				}
+				out = optarg;
+				continue;
+			}
 
 			for (i = 0; i < NR_PARAMS && params[i].opt != opt; i++)
 				;
@@ -497,12 +521,35 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		if (pass)
 			break;
 		if (optind >= argc) {
-			cli_err("fleet: which command? hosts, cold, rank, wss, timeline or capacity");
+			cli_err("fleet: which command? hosts, cold, rank, wss, timeline, capacity or plot");
 			return cli_usage(usage, true);
+		}
+		if (!strcmp(argv[optind], "plot")) {
+			const char *names[PLOT_NR];
+
+			for (int k = 0; k < PLOT_NR; k++)
+				if (optind + 1 < argc && !strcmp(argv[optind + 1], fleet_plot_name(k)))
+					plot = k;
+			for (int k = 0; k < PLOT_NR; k++)
+				names[k] = fleet_plot_name(k);
+			if (plot < 0) {
+				const char *near = optind + 1 < argc ?
+					lru_suggest(argv[optind + 1], names, PLOT_NR) : NULL;
+
+				if (near)
+					cli_err("fleet plot: '%s' is not a plot; did you mean '%s'?",
+						argv[optind + 1], near);
+				else
+					cli_err("fleet plot: which plot? capacity or rank");
+				return CLI_USAGE;
+			}
+			optind++;	/* the command is the plot's: its options apply */
 		}
 		for (int c = 0; c < F_NR; c++)
 			if (!strcmp(argv[optind], cmd_names[c]))
 				cmd = c;
+		if (plot >= 0)
+			cmd = plot_cmds[plot];
 		if (cmd < 0) {
 			const char *near = lru_suggest(argv[optind], cmd_names, F_NR);
 
@@ -511,7 +558,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 					near);
 			else
 				cli_err("fleet: '%s' is not a command (hosts, cold, rank, wss, timeline, "
-					"capacity)", argv[optind]);
+					"capacity, plot)", argv[optind]);
 			return CLI_USAGE;
 		}
 		argc -= optind;
@@ -528,10 +575,28 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			cmd == F_RANK ? "--need SIZE" : cmd == F_WSS ? "--memcg-glob G" : "--host H");
 		return CLI_USAGE;
 	}
+	if (plot >= 0 && (!out || !*out || cli->json)) {
+		cli_err(cli->json ? "fleet plot writes SVG: --json does not apply" :
+			"fleet plot %s needs --out FILE.svg (- for standard output)", fleet_plot_name(plot));
+		return CLI_USAGE;
+	}
+	if (plot == PLOT_CAPACITY && !value_of(&f, O_THRESHOLDS))
+		for (size_t i = 0; i < NR_PARAMS; i++)
+			if (params[i].opt == O_THRESHOLDS)
+				f.value[i].value = PLOT_THRESHOLDS;
 	rc = cli_setup(cli, cli->setup, NULL, NULL);
 	if (!rc)
 		rc = get(cli, &f, (enum fleet_cmd)cmd);
-	if (!rc && cli->json) {
+	if (!rc && plot >= 0) {
+		doc = json_loadb((const char *)body->data, body->len, 0, NULL);
+		if (!doc) {
+			cli_err("the store's answer is not JSON");
+			rc = CLI_FAIL;
+		} else {
+			rc = fleet_plot((enum fleet_plot)plot, doc, out);
+			json_decref(doc);
+		}
+	} else if (!rc && cli->json) {
 		if (fwrite(body->data, 1, body->len, stdout) != body->len ||
 		    (body->len && body->data[body->len - 1] != '\n' && putchar('\n') == EOF))
 			rc = CLI_FAIL;

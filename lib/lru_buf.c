@@ -60,21 +60,32 @@ enum lru_err lru_buf_printf(struct lru_buf *b, struct lru_error *err, const char
 {
 	enum lru_err rc;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
+	rc = lru_buf_vprintf(b, err, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+enum lru_err lru_buf_vprintf(struct lru_buf *b, struct lru_error *err, const char *fmt, va_list ap)
+{
+	enum lru_err rc;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		va_end(again);
 		return lru_fail(err, LRU_EINVAL, "cannot format text");
+	}
 	rc = lru_buf_reserve(b, (size_t)n + 1, err);
-	if (rc)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return LRU_OK;
+	if (!rc) {
+		vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+	}
+	va_end(again);
+	return rc;
 }
 
 int lru_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)

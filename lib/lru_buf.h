@@ -14,6 +14,7 @@
 #ifndef LRU_BUF_H
 #define LRU_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,9 @@ enum lru_err lru_buf_append(struct lru_buf *b, const void *data, size_t len,
 /* Append printf-style text (without its NUL). LRU_ERANGE past b->max, LRU_ENOMEM. */
 enum lru_err lru_buf_printf(struct lru_buf *b, struct lru_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with a va_list (ap is used up). */
+enum lru_err lru_buf_vprintf(struct lru_buf *b, struct lru_error *err, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /*
  * Append a protobuf-style varint (7 bits a byte, low first) or a zigzag

@@ -82,6 +82,8 @@ static inline bool plain(unsigned char c, enum lru_esc_mode mode)
 		return c >= 0x20 && c < 0x7f;
 	case LRU_ESC_PROM:
 		return c < 0x80 && c != '\\' && c != '"' && c != '\n';
+	case LRU_ESC_XML:
+		return c >= 0x20 && c < 0x7f && !strchr("&<>\"'", c);
 	case LRU_ESC_UTF8:
 		break;
 	}
@@ -116,9 +118,17 @@ static size_t unit(const unsigned char *s, size_t n, enum lru_esc_mode mode, cha
 		u[1] = s[0] == '\n' ? 'n' : (char)s[0];
 		return 2;
 	}
+	if (k == 1 && mode == LRU_ESC_XML && s[0] >= 0x20 && s[0] < 0x7f) {	/* markup */
+		static const char *const ent[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;" };
+		const char *e = ent[strchr("&<>\"'", s[0]) - "&<>\"'"];
+
+		memcpy(u, e, strlen(e));
+		return strlen(e);
+	}
 	if (k == 1)				/* a control or DEL, for the terminal */
 		return put_hex(u, s[0], false);
-	if (k == 2 && mode == LRU_ESC_TERM && s[0] == 0xc2 && s[1] < 0xa0) {	/* C1 */
+	if (k == 2 && (mode == LRU_ESC_TERM || mode == LRU_ESC_XML) && s[0] == 0xc2 &&
+	    s[1] < 0xa0) {	/* C1 */
 		put_hex(u, s[0], false);
 		put_hex(u + 4, s[1], false);
 		return 8;

@@ -63,6 +63,13 @@ enum lru_esc_mode {
 	 * store for the same name.
 	 */
 	LRU_ESC_PROM,
+	/*
+	 * XML text and attribute values (SVG, HTML): '&' '<' '>' '"' and '\''
+	 * as entities; controls, DEL, C1 controls and invalid UTF-8 as the text
+	 * "\xNN", as for a terminal (XML 1.0 forbids most C0 controls): what a
+	 * name shows in a plot is what lrugen prints for it.
+	 */
+	LRU_ESC_XML,
 };
 
 /*

@@ -58,16 +58,14 @@ static void put(struct out *o, const char *fmt, ...) __attribute__((format(print
 
 static void put(struct out *o, const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
-	int n;
 
+	if (o->rc)
+		return;
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (!o->rc && lru_buf_append(o->buf, line, (size_t)n < sizeof(line) ? (size_t)n
-								      : sizeof(line) - 1, NULL))
+	if (lru_buf_vprintf(o->buf, NULL, fmt, ap))
 		o->rc = -1;
+	va_end(ap);
 }
 
 static void put_latency(struct out *o, const char *name, const char *label,

@@ -106,4 +106,75 @@ check "nothing matches: the store's reason" "lrugen: no memcg path matches '/nop
 check_rc "unknown host" 2 "${F[@]}" timeline --host nope
 out=$("${F[@]}" cold --threshold 2d 2>&1)
 check_grep "threshold above 24h" "^lrugen: parameter 'threshold': above the largest" "$out"
+
+# ---- plot: the answers as SVG charts, their values those of --json -------------------------
+# pts FILE SERIES [ATTR]: "X Y" of each point of SERIES (bars: "LABEL V" of each segment)
+pts() {
+	grep -o "class=\"pt\" data-series=\"$2\" data-x=\"[^\"]*\" data-y=\"[^\"]*\"" "$1" |
+		sed 's/.*data-x="\([^"]*\)" data-y="\([^"]*\)"/\1 \2/'
+}
+segs() {
+	grep -o "class=\"seg\" data-label=\"[^\"]*\" data-series=\"$2\" data-v=\"[^\"]*\"" "$1" |
+		sed 's/.*data-label="\([^"]*\)".*data-v="\([^"]*\)"/\1 \2/'
+}
+# renders FILE "W H": rsvg-convert draws it, a PNG of W x H pixels (its IHDR's width and height)
+renders() {
+	rsvg-convert "$1" -o "$tmp/render.png" &&
+		[[ $(od -An -tu1 -j16 -N8 "$tmp/render.png" | awk '{ print $3 * 256 + $4, $7 * 256 + $8 }') == "$2" ]]
+}
+out=$("${F[@]}" plot capacity --out "$tmp/cap.svg")
+check "plot capacity: says what it wrote" \
+	"wrote the capacity plot (SVG, $(stat -c %s "$tmp/cap.svg") bytes) to $tmp/cap.svg" "$out"
+check "... well-formed XML" "" "$(xmllint --noout "$tmp/cap.svg" 2>&1)"
+check "... renders at 1200 x 600" 0 "$(renders "$tmp/cap.svg" "1200 600"; echo $?)"
+cap=$("${F[@]}" --json capacity --thresholds 1m,2m,5m,10m,30m,1h,6h,24h)
+check "... cold at every precomputed threshold: the store's answer" \
+	"$(jq -r '.thresholds[] | "\(.effective_threshold_ms) \(.cold_bytes)"' <<<"$cap")" "$(pts "$tmp/cap.svg" cold)"
+check "... cold + free likewise" \
+	"$(jq -r '.mem_free_bytes as $f | .thresholds[] | "\(.effective_threshold_ms) \(.cold_bytes + $f)"' <<<"$cap")" \
+	"$(pts "$tmp/cap.svg" "cold + free")"
+check "... the axes in units: T from 1m to 1d, bytes in MiB or GiB" "1m 1d bytes" \
+	"$(grep -o '>1m<\|>1d<' "$tmp/cap.svg" | tr -d '<>' | xargs) $(grep -o '>bytes<' "$tmp/cap.svg" | tr -d '<>')"
+check_grep "... the y ticks in binary units" '>[0-9.]+ (MiB|GiB)<' "$(cat "$tmp/cap.svg")"
+check "plot capacity --thresholds: only those" "120000 300000" \
+	"$("${F[@]}" plot capacity --thresholds 2m,5m --out - | grep -o 'data-series="cold" data-x="[0-9]*"' |
+		grep -o '[0-9]*' | xargs)"
+out=$("${F[@]}" plot rank --need 3G --out "$tmp/rank.svg")
+check "plot rank: well-formed XML" "" "$(xmllint --noout "$tmp/rank.svg" 2>&1)"
+check "... renders at 1200 x 600" 0 "$(renders "$tmp/rank.svg" "1200 600"; echo $?)"
+rank=$("${F[@]}" --json rank --need 3G)
+check "... a bar per candidate, best first, free and cold the store's" \
+	"$(jq -r '.rows[] | "\(.host) \(.free_bytes)"' <<<"$rank") $(jq -r '.rows[] | "\(.host) \(.cold_bytes)"' <<<"$rank")" \
+	"$(segs "$tmp/rank.svg" free) $(segs "$tmp/rank.svg" cold)"
+check "... a line at --need" 3221225472 "$(grep -o 'class="marker" data-v="[0-9]*"' "$tmp/rank.svg" | cut -d'"' -f4)"
+check "plot rank --per-node --limit 2: host:node labels, as --json ranks them" \
+	"$("${F[@]}" --json rank --need 1G --per-node --limit 2 | jq -r '.rows[] | "\(.host):\(.node)"' | xargs)" \
+	"$("${F[@]}" plot rank --need 1G --per-node --limit 2 --out - | grep -o 'data-label="[^"]*" data-series="free"' |
+		cut -d'"' -f2 | xargs)"
+# a whole file or none: a failed plot leaves the old one
+cp "$tmp/rank.svg" "$tmp/rank.before"
+check_rc "plot of an unreachable store: exit 3" 3 "$LRUGEN" fleet plot rank --need 1G --store http://127.0.0.1:1 \
+	--token-file "$tmp/read.token" --out "$tmp/rank.svg"
+check "... the file before it kept" "" "$(cmp "$tmp/rank.svg" "$tmp/rank.before" 2>&1)"
+check "... no temporary file left" "" "$(ls "$tmp" | grep '\.tmp\.')"
+out=$("${F[@]}" plot rank --need 1G --out "$tmp/no/such/dir.svg" 2>&1)
+check "an --out that cannot be written: exit 1" 1 $?
+check_grep "... says why" "^lrugen: cannot write '$tmp/no/such/dir.svg': No such file or directory$" "$out"
+# usage
+check_rc "plot without --out" 2 "${F[@]}" plot capacity
+check_grep "... says so" "fleet plot capacity needs --out FILE.svg" "$("${F[@]}" plot capacity 2>&1)"
+check_grep "plot of something else: a suggestion" "'rnak' is not a plot; did you mean 'rank'" \
+	"$("${F[@]}" plot rnak --out x 2>&1)"
+check_rc "plot rank without --need" 2 "${F[@]}" plot rank --out "$tmp/x.svg"
+check_rc "--out without plot" 2 "${F[@]}" rank --need 1G --out "$tmp/x.svg"
+check_rc "plot --json" 2 "${F[@]}" --json plot capacity --out "$tmp/x.svg"
+check_rc "an option plot's command does not take" 2 "${F[@]}" plot capacity --need 1G --out "$tmp/x.svg"
+check_grep "fleet -h teaches plot" "plot KIND +the answer of capacity or rank drawn as an SVG" "$("$LRUGEN" fleet -h)"
+# hostile host names are text in the chart, not markup
+"$FLEETSIM" run --store "$STORE_URL" --token-file "$tmp/any.token" --hosts 1 --memcgs 2 --nodes 1 \
+	--history 2m --step 2m --prefix '<svg onload="x">&' >/dev/null
+"${F[@]}" plot rank --need 1M --out "$tmp/evil.svg" >/dev/null
+check "a host named '<svg onload=\"x\">&': still well-formed" "" "$(xmllint --noout "$tmp/evil.svg" 2>&1)"
+check_grep "... its name escaped" '&lt;svg onload=&quot;x&quot;&gt;&amp;00000' "$(cat "$tmp/evil.svg")"
+check "... one <svg> element" 1 "$(grep -c '<svg' "$tmp/evil.svg")"
 finish

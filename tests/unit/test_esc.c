@@ -127,6 +127,20 @@ static void test_prometheus(void **state)
 	assert_string_equal(esc(S("caf\xc3\xa9"), LRU_ESC_PROM), "caf\xc3\xa9");
 }
 
+static void test_xml(void **state)
+{
+	(void)state;
+	assert_string_equal(esc(S("/jobs/web"), LRU_ESC_XML), "/jobs/web");
+	assert_string_equal(esc(S("<script>a&b</script>"), LRU_ESC_XML),
+			    "&lt;script&gt;a&amp;b&lt;/script&gt;");
+	assert_string_equal(esc(S("x\" onload='y'"), LRU_ESC_XML), "x&quot; onload=&#39;y&#39;");
+	/* controls, C1 controls and invalid bytes as for a terminal: XML 1.0 forbids most */
+	assert_string_equal(esc(S("a\0b\x1b\n"), LRU_ESC_XML), "a\\x00b\\x1b\\x0a");
+	assert_string_equal(esc(S("c1\xc2\x9b"), LRU_ESC_XML), "c1\\xc2\\x9b");
+	assert_string_equal(esc(S("bad\xff"), LRU_ESC_XML), "bad\\xff");
+	assert_string_equal(esc(S("caf\xc3\xa9"), LRU_ESC_XML), "caf\xc3\xa9");
+}
+
 /* Cut at every size: a prefix of the whole text, never a split character or escape. */
 static void test_truncation(void **state)
 {
@@ -218,6 +232,12 @@ static void test_exhaustive(void **state)
 			len = lru_esc(out, sizeof(out), in, 2, LRU_ESC_PROM);
 			assert_true(lru_utf8_valid(out, len));
 			assert_null(memchr(out, '\n', len));
+			len = lru_esc(out, sizeof(out), in, 2, LRU_ESC_XML);
+			assert_true(lru_utf8_valid(out, len));
+			for (size_t i = 0; i < len; i++)
+				if ((unsigned char)out[i] < 0x20 || strchr("<>\"'", out[i]) ||
+				    (out[i] == '&' && !strchr("lgaq#", out[i + 1])))
+					fail_msg("0x%02x 0x%02x: '%s' is no XML text", a, b, out);
 		}
 }
 
@@ -228,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_utf8_mode),
 		cmocka_unit_test(test_prometheus),
+		cmocka_unit_test(test_xml),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_exhaustive),
