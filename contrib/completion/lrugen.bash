@@ -37,7 +37,7 @@ _lrugen_value()
 	shift 3
 	case $opt in
 	--root|--spool|--kernel-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
-	--config|--*-file|--db|--output|--replay|--import-sqlite|--tls-cert|--tls-key)
+	--config|--*-file|--db|--output|--out|--replay|--import-sqlite|--tls-cert|--tls-key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
 	--interface) mapfile -t COMPREPLY < <(compgen -W 'auto cgroup debugfs' -- "$cur") ;;
 	--by) mapfile -t COMPREPLY < <(compgen -W 'host node memcg' -- "$cur") ;;

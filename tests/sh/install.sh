@@ -76,6 +76,7 @@ check "bash: commands" "age cmd doctor dump enable evict fleet help show wss" "$
 check "bash: a prefix" "enable evict" "$(comp lrugen lrugen e)"
 check "bash: fleet's commands" "capacity cold hosts plot rank timeline wss" "$(comp lrugen lrugen fleet '')"
 check "bash: a command's flags" "--threshold --thresholds" "$(comp lrugen lrugen fleet cold --thr)"
+check "bash: files after fleet plot's --out" "$tmp/r61" "$(comp lrugen lrugen fleet plot rank --out "$tmp/r6")"
 check "bash: memcg paths from lrugen show, with the line's --root" "/jobs/batch /jobs/web" \
 	"$(comp lrugen lrugen --root "$tmp/r61" wss --memcg /jobs/)"
 check "bash: lrugen-top's flags (through the link)" "--readonly --replay" "$(comp lrugen-top lrugen-top --re)"
@@ -95,6 +96,7 @@ if command -v zsh >/dev/null; then
 	check "zsh: memcg paths" "/ /jobs /jobs/batch /jobs/web" "$(zcomp lrugen --root "$tmp/r61" show --memcg '')"
 	check_grep "zsh: a command's flags" "--age-first .*--interpolate" "$(zcomp lrugen wss --)"
 	check "zsh: files after --config" "FILES" "$(zcomp lrugend --config '')"
+	check "zsh: files after fleet plot's --out" "FILES" "$(zcomp lrugen fleet plot rank --out '')"
 else
 	fail "zsh is missing (scripts/install-deps installs it)"
 fi
