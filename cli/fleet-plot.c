@@ -1,16 +1,15 @@
 /* fleet-plot.c - lrugen fleet plot: the store's answers as SVG charts (see fleet-plot.h). */
 #include "fleet-plot.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "lru_buf.h"
 #include "lru_svg.h"
+#include "lru_sys.h"
 #include "lru_units.h"
 
 static const char *const plot_names[PLOT_NR] = { "capacity", "rank" };
@@ -134,41 +133,6 @@ static enum lru_err (*const plotters[PLOT_NR])(json_t *, struct lru_buf *, struc
 	plot_capacity, plot_rank,
 };
 
-/* data into path whole or not at all: a temporary file beside it, renamed over it */
-static int write_whole(const char *path, const struct lru_buf *data)
-{
-	char tmp[4096];
-	FILE *f;
-	int e;
-
-	if (!strcmp(path, "-"))
-		return fwrite(data->data, 1, data->len, stdout) == data->len && !fflush(stdout) ? CLI_OK
-											      : CLI_FAIL;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
-		cli_err("--out '%s': the name is too long", path);
-		return CLI_USAGE;
-	}
-	f = fopen(tmp, "wx");
-	if (!f) {
-		cli_err("cannot write '%s': %s", path, strerror(errno));
-		return CLI_FAIL;
-	}
-	if (fwrite(data->data, 1, data->len, f) != data->len || fflush(f) || fsync(fileno(f))) {
-		e = errno;
-		fclose(f);
-		unlink(tmp);
-		cli_err("cannot write '%s': %s", path, strerror(e));
-		return CLI_FAIL;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		e = errno;
-		unlink(tmp);
-		cli_err("cannot write '%s': %s", path, strerror(e));
-		return CLI_FAIL;
-	}
-	return CLI_OK;
-}
-
 int fleet_plot(enum fleet_plot kind, json_t *doc, const char *out)
 {
 	struct lru_error err;
@@ -182,8 +146,11 @@ int fleet_plot(enum fleet_plot kind, json_t *doc, const char *out)
 		lru_buf_release(&svg);
 		return CLI_FAIL;
 	}
-	rc = write_whole(out, &svg);
-	if (!rc && strcmp(out, "-"))
+	rc = CLI_OK;
+	if (lru_sys_write_whole(out, svg.data, svg.len, &err)) {
+		cli_err("%s", err.msg);
+		rc = CLI_FAIL;
+	} else if (strcmp(out, "-"))
 		printf("wrote the %s plot (SVG, %zu bytes) to %s\n", plot_names[kind], svg.len,
 		       cli_esc(out));
 	lru_buf_release(&svg);

@@ -27,7 +27,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -38,6 +37,7 @@
 #include "log.h"
 #include "lru_pb.h"
 #include "lru_spool.h"
+#include "lru_sys.h"
 #include "lru_units.h"
 #include "metrics.h"
 #include "policy.h"
@@ -284,41 +284,6 @@ static void refresh_health(struct daemon *d)
 
 /* ---- one tick ------------------------------------------------------------------------ */
 
-/*
- * Write a SnapshotBatch to path: a file atomically (a temporary renamed over
- * it), '-' to stdout, and anything that is not a regular file (/dev/null, a
- * FIFO, /dev/stdout) written into, never replaced.
- */
-static int write_output(const char *path, const uint8_t *buf, size_t len)
-{
-	char tmp[4096];
-	struct stat st;
-	FILE *f;
-	bool ok;
-
-	if (!strcmp(path, "-"))
-		return fwrite(buf, 1, len, stdout) == len && !fflush(stdout) ? 0 : -1;
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		f = fopen(path, "wb");
-		if (!f)
-			return -1;
-		ok = fwrite(buf, 1, len, f) == len;
-		return !fclose(f) && ok ? 0 : -1;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "wb");
-	if (!f)
-		return -1;
-	ok = fwrite(buf, 1, len, f) == len;
-	ok = !fflush(f) && !fsync(fileno(f)) && ok;
-	ok = !fclose(f) && ok;
-	if (!ok || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 /* Number, encode and store one snapshot: spool, or --output. */
 static int keep_snapshot(struct daemon *d, struct lru_snapshot *snap)
 {
@@ -342,8 +307,8 @@ static int keep_snapshot(struct daemon *d, struct lru_snapshot *snap)
 		return -1;
 	}
 	if (d->output) {
-		if (write_output(d->output, buf, len))
-			log_error("cannot write '%s': %s", d->output, strerror(errno));
+		if (lru_sys_write_whole(d->output, buf, len, &err))
+			log_error("%s", err.msg);
 		else
 			rc = 0;
 	} else if (d->spool && d->cfg.store[0]) {

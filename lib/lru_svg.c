@@ -95,9 +95,6 @@ static const char *fmt_value(char *buf, size_t size, enum lru_svg_unit unit, dou
 			return lru_fmt_duration_exact((uint64_t)v, buf, size);
 		snprintf(buf, size, "%.3g ms", v);
 		return buf;
-	case LRU_SVG_PERCENT:
-		snprintf(buf, size, exact ? "%.4g%%" : "%.3g%%", v);
-		return buf;
 	case LRU_SVG_COUNT:
 		break;
 	}
@@ -160,28 +157,23 @@ static void linear_scale(struct scale *s, enum lru_svg_unit unit, double lo, dou
 		s->tick[s->nr_ticks++] = t;
 }
 
-/* a log axis over [lo, hi] (both > 0), ticked at round durations or powers of 10 */
-static void log_scale(struct scale *s, enum lru_svg_unit unit, double lo, double hi)
+/* a log axis of durations over [lo, hi] (both > 0), ticked at round ones */
+static void log_scale(struct scale *s, double lo, double hi)
 {
+	size_t n = 0;
+
 	/* a margin, so that no point sits on the y axis */
 	s->lo = lo / (hi > lo ? 1.25 : 2);
 	s->hi = hi * (hi > lo ? 1.25 : 2);
 	lo = s->lo, hi = s->hi;
 	s->log = true;
 	s->nr_ticks = 0;
-	if (unit == LRU_SVG_MS) {
-		size_t n = 0;
-
-		for (size_t i = 0; i < NR_LOG_DUR; i++)
-			n += log_dur_ticks[i] >= lo && log_dur_ticks[i] <= hi;
-		/* at most 12: every other one (or third) when more are in range */
-		for (size_t i = 0, k = 0; i < NR_LOG_DUR && s->nr_ticks < MAX_TICKS; i++)
-			if (log_dur_ticks[i] >= lo && log_dur_ticks[i] <= hi && k++ % ((n + 11) / 12) == 0)
-				s->tick[s->nr_ticks++] = log_dur_ticks[i];
-		return;
-	}
-	for (double t = pow(10, ceil(log10(lo))); t <= hi && s->nr_ticks < MAX_TICKS; t *= 10)
-		s->tick[s->nr_ticks++] = t;
+	for (size_t i = 0; i < NR_LOG_DUR; i++)
+		n += log_dur_ticks[i] >= lo && log_dur_ticks[i] <= hi;
+	/* at most 12: every other one (or third) when more are in range */
+	for (size_t i = 0, k = 0; i < NR_LOG_DUR && s->nr_ticks < MAX_TICKS; i++)
+		if (log_dur_ticks[i] >= lo && log_dur_ticks[i] <= hi && k++ % ((n + 11) / 12) == 0)
+			s->tick[s->nr_ticks++] = log_dur_ticks[i];
 }
 
 static double to_px(const struct scale *s, double v)
@@ -293,9 +285,9 @@ enum lru_err lru_svg_lines(struct lru_buf *out, const struct lru_svg_line_chart 
 	double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
 	size_t points = 0;
 
-	if (c->y.log || (c->x.log && c->x.unit != LRU_SVG_MS && c->x.unit != LRU_SVG_COUNT))
-		return lru_fail(err, LRU_EINVAL, "a log scale is for a line chart's x axis, "
-				"of durations or counts");
+	if (c->y.log || (c->x.log && c->x.unit != LRU_SVG_MS))
+		return lru_fail(err, LRU_EINVAL, "a log scale is for a line chart's x axis of "
+				"durations");
 	f.left = 110, f.top = 75, f.right = f.w - 230, f.bottom = f.h - 75;
 	for (size_t i = 0; i < c->nr_series; i++)
 		for (size_t j = 0; j < c->series[i].n; j++) {
@@ -309,7 +301,7 @@ enum lru_err lru_svg_lines(struct lru_buf *out, const struct lru_svg_line_chart 
 	if (!points)
 		x0 = 1, x1 = 2, y0 = 0, y1 = 0;
 	if (c->x.log)
-		log_scale(&sx, c->x.unit, x0, x1);
+		log_scale(&sx, x0, x1);
 	else
 		linear_scale(&sx, c->x.unit, x0, x1);
 	linear_scale(&sy, c->y.unit, y0, y1);

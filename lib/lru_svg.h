@@ -9,7 +9,7 @@
  * - Every text is escaped (LRU_ESC_XML): names come from hosts.
  * - Axes start at 0 (a log axis at its smallest value), end at a round tick
  *   at or above the largest value; ticks are round numbers in the axis's
- *   unit (bytes in binary units, durations, counts, percent).
+ *   unit (bytes in binary units, durations, counts).
  * - Each point and each bar segment is an element of class "pt" or "seg"
  *   with data-series, data-x and data-y (bars: data-label, data-v) holding
  *   the exact value ("%.17g"), and a <title> (a tooltip) saying it in
@@ -32,13 +32,12 @@ enum lru_svg_unit {
 	LRU_SVG_COUNT,		/* plain numbers */
 	LRU_SVG_BYTES,		/* bytes: ticks in KiB, MiB, GiB ... */
 	LRU_SVG_MS,		/* durations in milliseconds: ticks 1m, 10m, 1h ... */
-	LRU_SVG_PERCENT,	/* a share in percent (0.2 is 0.2%) */
 };
 
 struct lru_svg_axis {
 	const char *label;		/* what the axis measures ("cold memory") */
 	enum lru_svg_unit unit;
-	bool log;			/* a log scale (a line chart's x axis only) */
+	bool log;			/* a log scale (a line chart's x axis of durations only) */
 };
 
 struct lru_svg_series {

@@ -519,3 +519,28 @@ void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m)
 		free(text);
 	}
 }
+
+enum lru_err lru_sys_write_whole(const char *path, const void *buf, size_t len,
+				 struct lru_error *err)
+{
+	char tmp[4096];
+	struct stat st;
+	bool in_place = !strcmp(path, "-") || (!stat(path, &st) && !S_ISREG(st.st_mode));
+	FILE *f = !strcmp(path, "-") ? stdout : NULL;
+	int e = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
+		return lru_fail(err, LRU_EIO, "cannot write '%s': the name is too long", path);
+	if (!f && !(f = fopen(in_place ? path : tmp, "wb")))
+		return lru_fail(err, LRU_EIO, "cannot write '%s': %s", path, strerror(errno));
+	errno = 0;
+	if (fwrite(buf, 1, len, f) != len || fflush(f) || (!in_place && fsync(fileno(f))))
+		e = errno ? errno : EIO;
+	if (f != stdout && fclose(f) && !e)
+		e = errno;
+	if (!e && !in_place && rename(tmp, path))
+		e = errno;
+	if (e && !in_place)
+		unlink(tmp);
+	return e ? lru_fail(err, LRU_EIO, "cannot write '%s': %s", path, strerror(e)) : LRU_OK;
+}

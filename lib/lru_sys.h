@@ -69,6 +69,16 @@ enum lru_err lru_sys_write_knob(const char *root, const char *abs, const char *v
 				struct lru_error *err);
 
 /*
+ * Write len bytes of buf to path whole or not at all: a regular file (or a
+ * new one) through a temporary file beside it (path.tmp.PID, fsync'd,
+ * renamed over it, removed on failure); "-" to standard output; anything
+ * else that exists (/dev/null, a FIFO, /dev/stdout) written into, never
+ * replaced. LRU_EIO "cannot write 'PATH': why".
+ */
+enum lru_err lru_sys_write_whole(const char *path, const void *buf, size_t len,
+				 struct lru_error *err);
+
+/*
  * Whether root is a fixture tree: its lru_gen/enabled (or, without one, its
  * /sys) exists and is not on sysfs, so nothing written there reaches a
  * kernel. false for / and for a missing tree.

@@ -56,12 +56,8 @@ static void wipe_free(char *s)
 	free(s);
 }
 
-/*
- * POST sql (in the body, or in the query parameter when data is the body)
- * to the servers in turn; settings are "name", "value" pairs. The answer
- * in out (may be NULL).
- */
 static bool stopping(struct ch *ch);
+#define STOPPED "stopped: lrugen-store is shutting down"
 
 /* true in the maintenance thread: its requests are cut short when the store stops */
 static _Thread_local bool in_maint;
@@ -72,6 +68,11 @@ static bool maint_abort(void *arg)
 	return in_maint && stopping(arg);
 }
 
+/*
+ * POST sql (in the body, or in the query parameter when data is the body)
+ * to the servers in turn; settings are "name", "value" pairs. The answer
+ * in out (may be NULL).
+ */
 static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *sql,
 			 const void *data, size_t len, const char *const *settings,
 			 struct lru_buf *out, struct lru_error *err)
@@ -105,7 +106,7 @@ static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *
 		enum lru_err rc;
 
 		if (maint_abort(ch))
-			return lru_fail(err, LRU_EIO, "stopped: lrugen-store is shutting down");
+			return lru_fail(err, LRU_EIO, STOPPED);
 		rc = lru_client_new(&o, &c, err);
 
 		if (rc)
@@ -179,7 +180,7 @@ static enum lru_err wait_everywhere(struct ch *ch, const char *sql, int64_t min,
 
 		while (scalar_at(ch, u, sql, err) < min) {
 			if (stopping(ch))
-				return lru_fail(err, LRU_EIO, "stopping");
+				return lru_fail(err, LRU_EIO, STOPPED);
 			if (lru_now_ms() > until)
 				return lru_fail(err, LRU_EIO, "%s does not see %s after 60 s",
 						ch->cfg->ch_urls.v[u], what);
