@@ -1,4 +1,4 @@
-/* cmd-fleet.c - lrugen fleet: ask lrugen-store the fleet questions (hosts cold rank wss timeline capacity). */
+/* cmd-fleet.c - lrugen fleet: ask lrugen-store the fleet questions (hosts cold rank wss timeline capacity advise). */
 #include "cli.h"
 
 #include <inttypes.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fleet-plot.h"
+#include "lru_advise.h"
 #include "lru_buf.h"
 #include "lru_client.h"
 #include "lru_suggest.h"
@@ -30,6 +31,11 @@ static const char usage[] =
 	"              --after CURSOR of the next)\n"
 	"  capacity    fleet totals: memory, hot and cold per threshold\n"
 	"              [--thresholds 2m,10m,1h]\n"
+	"  advise      per job: how fast pages idle longer than T come back (the\n"
+	"              promotion rate, in % of the working set per minute) at each\n"
+	"              threshold, the smallest T that meets the SLO, and what the\n"
+	"              fleet frees there\n"
+	"              [--memcg-glob G] [--slo 0.2%/min] [--window 7d] [--min-samples N]\n"
 	"  plot KIND   the answer of capacity or rank drawn as an SVG chart (1200x600)\n"
 	"              --out FILE.svg (- for standard output), then KIND's options:\n"
 	"              capacity: cold, and cold + free, against T (every precomputed\n"
@@ -56,18 +62,25 @@ static const char usage[] =
 	"  lrugen fleet capacity                       # what the fleet could free at each T\n"
 	"  lrugen fleet rank --need 8G                 # where an 8 GiB job fits\n"
 	"  lrugen fleet wss --memcg-glob '/jobs/web*' --window 7d   # size a job's limit\n"
-	"  lrugen fleet plot rank --need 8G --out rank.svg          # ... as a chart\n";
+	"  lrugen fleet plot rank --need 8G --out rank.svg          # ... as a chart\n"
+	"  lrugen fleet advise --memcg-glob '/jobs/*'  # how far each job can go\n"
+	"\n"
+	"Advice is estimated from consecutive raw snapshots (raw-retention of the\n"
+	"store): pages of generations cold at T that left them were used again.\n"
+	"Evicted or freed pages count as used (the rate is an upper bound, the\n"
+	"advice errs towards a larger T). MGLRU keeps 4 generations: thresholds\n"
+	"beyond about three aging intervals are not measured, never guessed.\n";
 
-enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_NR };
+enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_ADVISE, F_NR };
 
 static const char *const cmd_names[F_NR] = {
-	"hosts", "cold", "rank", "wss", "timeline", "capacity",
+	"hosts", "cold", "rank", "wss", "timeline", "capacity", "advise",
 };
 
 enum fleet_opt {
 	O_THRESHOLD = 0x2000, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
 	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS, O_AFTER,
-	O_OUT,
+	O_OUT, O_SLO, O_MIN_SAMPLES,
 };
 
 /* what each plot draws: the answer of this command */
@@ -77,7 +90,7 @@ static const enum fleet_cmd plot_cmds[PLOT_NR] = { F_CAPACITY, F_RANK };
 
 static const enum lru_route routes[F_NR] = {
 	LRU_ROUTE_HOSTS, LRU_ROUTE_COLD, LRU_ROUTE_RANK, LRU_ROUTE_WSS, LRU_ROUTE_TIMELINE,
-	LRU_ROUTE_CAPACITY,
+	LRU_ROUTE_CAPACITY, LRU_ROUTE_ADVISE,
 };
 
 /* each option's query parameter: a command takes it when its route does (lru_routes.h) */
@@ -89,7 +102,7 @@ static const struct fleet_param {
 	{ O_LIMIT, "limit" }, { O_NEED, "need" }, { O_PER_NODE, "per_node" },
 	{ O_WINDOW, "window" }, { O_PERCENTILE, "percentile" }, { O_HOST, "host" },
 	{ O_MEMCG, "memcg" }, { O_SINCE, "since" }, { O_AFTER, "after" },
-	{ O_THRESHOLDS, "thresholds" },
+	{ O_THRESHOLDS, "thresholds" }, { O_SLO, "slo" }, { O_MIN_SAMPLES, "min_samples" },
 };
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -415,8 +428,81 @@ static void print_capacity(json_t *doc)
 	cli_warning_notes(lw, false, "> <");
 }
 
+/* a rate in % per minute, or '-' where the threshold was not measured */
+static const char *rate_text(json_t *rate, char buf[16])
+{
+	json_t *v = json_object_get(rate, "pct_per_min");
+
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, 16, "%.*f%%", json_number_value(v) < 10 ? 2 : 1, json_number_value(v));
+	return buf;
+}
+
+static void print_advise(json_t *doc)
+{
+	json_t *jobs = json_object_get(doc, "jobs"), *hosts = json_object_get(doc, "hosts");
+	json_t *ts = json_object_get(doc, "thresholds_ms"), *j, *r, *adv;
+	bool shown[64] = { false };
+	size_t i, k, nt = json_array_size(ts) < 64 ? json_array_size(ts) : 64, noted = 0;
+	uint32_t warned = 0;
+	char b[4][32];
+
+	/* the thresholds some job was measured at, and the one above (where advice stops) */
+	json_array_foreach(jobs, i, j)
+		json_array_foreach(json_object_get(j, "rates"), k, r)
+			if (k < nt && u64_of(r, "pairs"))
+				shown[k] = shown[k + 1 < nt ? k + 1 : k] = true;
+	shown[0] = true;
+	printf("SLO %g%%/min of the working set, window %s (raw snapshots kept %s): %zu job%s\n\n",
+	       json_number_value(json_object_get(doc, "slo_pct_per_min")),
+	       lru_fmt_duration(u64_of(doc, "window_ms"), b[0], 32),
+	       lru_fmt_duration(u64_of(doc, "raw_retention_ms"), b[1], 32), json_array_size(jobs),
+	       json_array_size(jobs) == 1 ? "" : "s");
+	printf("%-32s %5s %7s", "MEMCG", "HOSTS", "SAMPLES");
+	for (k = 0; k < nt; k++)
+		if (shown[k])
+			printf(" %7s", lru_fmt_duration_exact((uint64_t)json_integer_value(json_array_get(ts, k)),
+							b[0], 32));
+	printf(" %7s %10s %10s\n", "ADVISED", "COLD NOW", "P95/HOST");
+	json_array_foreach(jobs, i, j) {
+		uint32_t w = lv_warnings(j);
+		char rb[16];
+
+		warned |= w;
+		print_key(32, str_of(j, "memcg"), NULL, NULL);
+		printf(" %5" PRIu64 " %7" PRIu64, u64_of(j, "hosts"), u64_of(j, "samples"));
+		for (k = 0; k < nt; k++)
+			if (shown[k])
+				printf(" %7s", rate_text(json_array_get(json_object_get(j, "rates"), k), rb));
+		adv = json_object_get(j, "advice");
+		if (json_is_object(adv))
+			printf(" %7s %10s %10s%s\n", lru_fmt_duration_exact(u64_of(adv, "threshold_ms"), b[0], 32),
+			       bytes(adv, "cold_bytes_now", b[1]), bytes(adv, "cold_bytes_per_host_p95", b[2]),
+			       w ? " !" : "");
+		else
+			printf(" %7s %10s %10s [%zu]\n", "-", "-", "-", ++noted);
+	}
+	noted = 0;
+	json_array_foreach(jobs, i, j)
+		if (!json_is_object(json_object_get(j, "advice")))
+			printf("%s[%zu] %s: %s\n", noted ? "" : "\n", noted + 1, cli_esc(str_of(j, "memcg")),
+			       str_of(j, "reason")), noted++;
+	printf("\nAt the advised thresholds the fleet frees %s", bytes(doc, "free_bytes", b[0]));
+	json_array_foreach(hosts, i, r) {
+		if (i == 5) {
+			printf(", ... (%zu hosts)", json_array_size(hosts));
+			break;
+		}
+		printf("%s %s %s", i ? "," : ":", cli_esc(str_of(r, "host")), bytes(r, "free_bytes", b[0]));
+	}
+	putchar('\n');
+	cli_warning_notes(warned, false, "!");
+}
+
 static void (*const printers[F_NR])(json_t *doc) = {
 	print_hosts, print_cold, print_rank, print_wss, print_timeline, print_capacity,
+	print_advise,
 };
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -444,6 +530,17 @@ static int check_value(int opt, const char *v)
 		return 0;
 	case O_LIMIT:
 		return cli_parse_u64("--limit", v, &x);
+	case O_MIN_SAMPLES:
+		return cli_parse_u64("--min-samples", v, &x);
+	case O_SLO: {
+		double pct;
+
+		if (lru_advise_parse_slo(v, &pct, &err)) {
+			cli_err("--slo: %s", err.msg);
+			return -1;
+		}
+		return 0;
+	}
 	case O_BY:
 		if (strcmp(v, "host") && strcmp(v, "node") && strcmp(v, "memcg")) {
 			cli_err("--by takes host, node or memcg, not '%s'", v);
@@ -472,6 +569,8 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "thresholds", required_argument, NULL, O_THRESHOLDS },
 		{ "after", required_argument, NULL, O_AFTER },
 		{ "out", required_argument, NULL, O_OUT },
+		{ "slo", required_argument, NULL, O_SLO },
+		{ "min-samples", required_argument, NULL, O_MIN_SAMPLES },
 		CLI_STORE_OPTS,
 		CLI_COMMON_OPTS,
 	};
@@ -521,7 +620,8 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		if (pass)
 			break;
 		if (optind >= argc) {
-			cli_err("fleet: which command? hosts, cold, rank, wss, timeline, capacity or plot");
+			cli_err("fleet: which command? hosts, cold, rank, wss, timeline, capacity, advise "
+				"or plot");
 			return cli_usage(usage, true);
 		}
 		if (!strcmp(argv[optind], "plot")) {
@@ -558,7 +658,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 					near);
 			else
 				cli_err("fleet: '%s' is not a command (hosts, cold, rank, wss, timeline, "
-					"capacity, plot)", argv[optind]);
+					"capacity, advise, plot)", argv[optind]);
 			return CLI_USAGE;
 		}
 		argc -= optind;

@@ -20,6 +20,7 @@ enum lru_route {
 	LRU_ROUTE_WSS,
 	LRU_ROUTE_TIMELINE,
 	LRU_ROUTE_CAPACITY,
+	LRU_ROUTE_ADVISE,	/* GET /v1/advise: promotion rates, advised thresholds */
 	LRU_ROUTE_LATEST,	/* GET /v1/latest: a SnapshotBatch */
 	LRU_ROUTE_METRICS,	/* GET /metrics, GET /healthz: no token */
 	LRU_ROUTE_HEALTHZ,

@@ -583,6 +583,7 @@ static json_t *(*const queries[LRU_ROUTE_NR])(struct query *q) = {
 	[LRU_ROUTE_WSS] = query_wss,
 	[LRU_ROUTE_TIMELINE] = query_timeline,
 	[LRU_ROUTE_CAPACITY] = query_capacity,
+	[LRU_ROUTE_ADVISE] = query_advise,
 };
 
 struct param_check {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ch.h"
+#include "lru_advise.h"
 #include "lru_esc.h"
 #include "lru_fleet.h"
 #include "lru_gz.h"
@@ -35,7 +36,7 @@ enum {
 	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID, S_LATEST, S_LATEST_HOST,
 	S_EXPORT, S_EXPORT_ROLLUPS,
 	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
-	S_COUNT_NODES = S_COUNT_HOSTS + NR_T, S_EXPORT_FIRST = S_COUNT_NODES + NR_T,
+	S_COUNT_NODES = S_COUNT_HOSTS + NR_T, S_EXPORT_FIRST = S_COUNT_NODES + NR_T, S_ADVISE,
 };
 
 #define COLD_SELECT "cold_1m, cold_2m, cold_5m, cold_10m, cold_30m, cold_1h, cold_6h, cold_24h"
@@ -290,6 +291,30 @@ static int iter_next(struct iter *it)
 		return ch_rows_next(&it->cr);
 	rc = sqlite3_step(it->r.st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Visit the rows of a query on either backend: ClickHouse's sql, or sqlite's
+ * st (prepared and bound). visit answers 0 (go on), 1 (stop there) or -1 (a
+ * failure: reported with bad(), or else a sqlite error, or out of memory on
+ * ClickHouse). 0, or -1 with q's error set.
+ */
+static int scan_rows(struct query *q, const char *sql, sqlite3_stmt *st,
+		     int (*visit)(struct query *q, void *arg, const struct row *r), void *arg)
+{
+	struct iter it;
+	int rc;
+
+	if (q->ch ? !iter_ch(q, &it, sql) : !iter_sqlite(&it, st))
+		return q->ch ? -1 : (db_error(q), -1);
+	while ((rc = iter_next(&it)) == 1 && !(rc = visit(q, arg, &it.r)))
+		;
+	if (st)
+		sqlite3_reset(st);
+	iter_release(&it);
+	if (rc < 0 && !q->status)
+		q->ch ? bad(q, 500, "out of memory") : db_error(q);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The error of a failed query: ClickHouse's is set already. */
@@ -1765,13 +1790,19 @@ static int tl_snapshot(struct query *q, struct timeline *t, const struct row *ro
  * the page. A cursor's id is the snapshot's row id in sqlite, its seq in
  * ClickHouse: either orders the snapshots taken in the same millisecond.
  */
+static int tl_visit(struct query *q, void *arg, const struct row *r)
+{
+	struct timeline *t = arg;
+
+	return tl_snapshot(q, t, r) ? -1 : t->truncated;
+}
+
 static int tl_scan(struct query *q, struct timeline *t)
 {
 	sqlite3_stmt *st = NULL;
 	struct lru_buf sql;
-	struct iter it;
 	char tbl[160];
-	int rc = 0;
+	int rc;
 
 	lru_buf_init(&sql);
 	if (q->ch) {
@@ -1789,11 +1820,6 @@ static int tl_scan(struct query *q, struct timeline *t)
 			lru_buf_release(&sql);
 			return bad(q, 500, "out of memory"), -1;
 		}
-		if (!iter_ch(q, &it, (const char *)sql.data))
-			rc = -1;
-		lru_buf_release(&sql);
-		if (rc)
-			return -1;
 	} else {
 		st = db_stmt(q->r, S_TIMELINE,
 			"SELECT seq, taken_ms, page_size, data, id FROM snapshots "
@@ -1805,19 +1831,10 @@ static int tl_scan(struct query *q, struct timeline *t)
 		sqlite3_bind_int64(st, 2, t->since_ms);
 		sqlite3_bind_int64(st, 3, t->after_taken);
 		sqlite3_bind_int64(st, 4, t->after_id);
-		iter_sqlite(&it, st);
 	}
-	while (!t->truncated && (rc = iter_next(&it)) == 1)
-		if (tl_snapshot(q, t, &it.r)) {
-			rc = -1;
-			break;
-		}
-	if (st)
-		sqlite3_reset(st);
-	iter_release(&it);
-	if (rc < 0 && !q->ch)
-		db_error(q);
-	return rc < 0 ? -1 : 0;
+	rc = scan_rows(q, (const char *)sql.data, st, tl_visit, t);
+	lru_buf_release(&sql);
+	return rc;
 }
 
 json_t *query_timeline(struct query *q)
@@ -1847,6 +1864,418 @@ json_t *query_timeline(struct query *q)
 	}
 	map_release(&t.paths, tl_path_free);
 	map_release(&t.lruvecs, free);
+	return doc;
+}
+
+/* ---- advise ------------------------------------------------------------------------------ */
+
+/* One job (memcg path) of an advise scan. */
+struct adv_job {
+	const char *path;		/* the tl_path's */
+	struct lru_advise_acc acc;
+	uint64_t hosts, samples;	/* hosts with a snapshot of it; host snapshots */
+	struct lru_hist cold[NR_T];	/* per host snapshot: its cold bytes at each T */
+	uint64_t row;			/* the scan's row being summed (0: none yet) */
+	size_t row_host;		/* that row's host (index into advise.hosts) */
+	uint64_t row_cold[NR_T];
+	struct adv_host_cold { size_t host; uint64_t cold[NR_T]; } *latest;	/* per host */
+	size_t nr_latest, alloc_latest;
+	int pick;			/* the advised threshold, -1 none */
+	uint32_t warnings;		/* LRU_WARN_* of its lruvecs in the window */
+};
+
+/* The previous snapshot of one lruvec of the host being scanned. */
+struct adv_prev {
+	struct lru_lruvec lv;
+	int64_t taken;
+};
+
+struct advise {
+	const char *glob;
+	double slo;
+	uint64_t min_pairs;
+	int64_t since_ms;
+	struct map paths;	/* path id -> struct tl_path */
+	struct map jobs;	/* path -> struct adv_job */
+	struct map prev;	/* "path id/inode/node" -> struct adv_prev, of one host and boot */
+	char **hosts;		/* the hosts scanned, in order */
+	size_t nr_hosts, alloc_hosts;
+	char boot[64];		/* the boot the prev map holds */
+	uint64_t rows;
+};
+
+static void adv_job_free(void *p)
+{
+	struct adv_job *j = p;
+
+	for (unsigned k = 0; k < NR_T; k++)
+		lru_hist_release(&j->cold[k]);
+	free(j->latest);
+	free(j);
+}
+
+/* The job's row is complete: count it; the last row of a host is its latest. */
+static int adv_row_end(struct adv_job *j)
+{
+	struct adv_host_cold *l;
+
+	j->samples++;
+	for (unsigned k = 0; k < NR_T; k++)
+		if (lru_hist_add(&j->cold[k], j->row_cold[k], 1, NULL))
+			return -1;
+	if (j->nr_latest && j->latest[j->nr_latest - 1].host == j->row_host) {
+		l = &j->latest[j->nr_latest - 1];
+	} else {
+		if (j->nr_latest == j->alloc_latest) {
+			size_t n = j->alloc_latest ? 2 * j->alloc_latest : 4;
+			void *p = realloc(j->latest, n * sizeof(*j->latest));
+
+			if (!p)
+				return -1;
+			j->latest = p, j->alloc_latest = n;
+		}
+		l = &j->latest[j->nr_latest++];
+		l->host = j->row_host;
+		j->hosts++;
+	}
+	memcpy(l->cold, j->row_cold, sizeof(l->cold));
+	return 0;
+}
+
+static struct adv_job *adv_job(struct advise *a, const struct tl_path *tp)
+{
+	struct adv_job *j = map_get_str(&a->jobs, tp->path);
+
+	if (j)
+		return j;
+	j = calloc(1, sizeof(*j));
+	if (!j || map_put_str(&a->jobs, tp->path, j)) {
+		free(j);
+		return NULL;
+	}
+	j->path = tp->path;
+	for (unsigned k = 0; k < NR_T; k++)
+		lru_hist_init(&j->cold[k]);
+	return j;
+}
+
+/* One lruvec of the scan's current row: its cold bytes, and the pair with its previous snapshot. */
+static int adv_lruvec(struct advise *a, struct adv_job *j, const struct lru_fleet_lruvec *lv,
+		      int64_t taken, uint32_t page)
+{
+	struct lru_fleet_cold c;
+	struct adv_prev *p;
+	char key[96];
+
+	if (j->row != a->rows) {
+		if (j->row && adv_row_end(j))
+			return -1;
+		j->row = a->rows;
+		j->row_host = a->nr_hosts - 1;
+		memset(j->row_cold, 0, sizeof(j->row_cold));
+	}
+	lru_fleet_lruvec_cold(&lv->lv, page, &c);
+	j->warnings |= lv->lv.warnings;
+	for (unsigned k = 0; k < NR_T; k++)
+		j->row_cold[k] = lru_sat_add_u64(j->row_cold[k], c.cold[k]);
+
+	snprintf(key, sizeof(key), "%" PRIu64 "/%" PRIu64 "/%d", lv->path_id, lv->ino, lv->lv.node);
+	p = map_get_str(&a->prev, key);
+	if (p) {
+		lru_advise_pair(&j->acc, &p->lv, p->taken, &lv->lv, taken, page);
+	} else {
+		p = calloc(1, sizeof(*p));
+		if (!p || map_put_str(&a->prev, key, p)) {
+			free(p);
+			return -1;
+		}
+	}
+	p->lv = lv->lv;
+	p->lv.full = NULL;
+	p->taken = taken;
+	return 0;
+}
+
+/* One raw snapshot row: host, boot_id, taken_ms, page_size, data[, paths]. */
+static int adv_snapshot(struct query *q, struct advise *a, const struct row *row)
+{
+	const char *host = row_str(row, 0), *boot = row_str(row, 1);
+	int64_t taken = row_i64(row, 2);
+	uint32_t page = (uint32_t)row_u64(row, 3);
+	const char **paths = NULL;
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec lv;
+	struct lru_error err;
+	size_t nr_paths = 0, len;
+	const void *blob = row_blob(row, 4, &len);
+	int rc = 0;
+
+	if (!a->nr_hosts || strcmp(a->hosts[a->nr_hosts - 1], host)) {
+		if (a->nr_hosts == a->alloc_hosts) {
+			size_t n = a->alloc_hosts ? 2 * a->alloc_hosts : 64;
+			char **h = realloc(a->hosts, n * sizeof(*h));
+
+			if (!h)
+				return -1;
+			a->hosts = h, a->alloc_hosts = n;
+		}
+		if (!(a->hosts[a->nr_hosts] = strdup(host)))
+			return -1;
+		a->nr_hosts++;
+		a->boot[0] = 0;
+	}
+	if (strncmp(a->boot, boot, sizeof(a->boot) - 1)) {
+		/* another host or boot: its lruvecs pair with nothing before */
+		map_clear(&a->prev, free);
+		snprintf(a->boot, sizeof(a->boot), "%s", boot);
+	}
+	a->rows++;
+	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
+		return 0;	/* a corrupt blob was refused at ingest; skip it as the other queries do */
+	if (q->ch && row_paths(row, 5, &paths, &nr_paths))
+		return -1;
+	while (!rc && lru_fleet_unpack_next(&r, &lv, &err) > 0) {
+		struct tl_path *tp = path_of(q, &a->paths, &lv, paths, nr_paths, a->glob);
+		struct adv_job *j;
+
+		if (!tp) {
+			rc = -1;
+		} else if (tp->match) {
+			j = adv_job(a, tp);
+			rc = !j || adv_lruvec(a, j, &lv, taken, page) ? -1 : 0;
+		}
+	}
+	free(paths);
+	return rc;
+}
+
+static int adv_visit(struct query *q, void *arg, const struct row *r)
+{
+	return adv_snapshot(q, arg, r) ? -1 : 0;
+}
+
+/* Every raw snapshot in the window, host by host in time order. */
+static int adv_scan(struct query *q, struct advise *a)
+{
+	sqlite3_stmt *st = NULL;
+	struct lru_buf sql;
+	char tbl[160];
+	int rc;
+
+	lru_buf_init(&sql);
+	if (q->ch) {
+		if (lru_buf_printf(&sql, NULL, "SELECT host, boot_id, taken_ms, page_size, data, paths "
+				   "FROM %s FINAL WHERE taken_ms >= %" PRId64 " ORDER BY host, taken_ms, "
+				   "boot_id, seq", ch_table(q->ch, "snapshots", tbl, sizeof(tbl)),
+				   a->since_ms > 0 ? a->since_ms : 0) ||
+		    lru_buf_append(&sql, "", 1, NULL)) {
+			lru_buf_release(&sql);
+			return bad(q, 500, "out of memory"), -1;
+		}
+	} else {
+		st = db_stmt(q->r, S_ADVISE,
+			"SELECT h.name, s.boot_id, s.taken_ms, s.page_size, s.data FROM snapshots s "
+			"JOIN hosts h ON h.id = s.host_id WHERE s.taken_ms >= ?1 "
+			"ORDER BY s.host_id, s.taken_ms, s.id");
+		if (!st)
+			return db_error(q), -1;
+		sqlite3_bind_int64(st, 1, a->since_ms);
+	}
+	rc = scan_rows(q, (const char *)sql.data, st, adv_visit, a);
+	lru_buf_release(&sql);
+	return rc;
+}
+
+/* Why a job has no advice, in words. */
+static void adv_reason(struct advise *a, const struct adv_job *j,
+		       const struct lru_advise_rate *r, char *buf, size_t size)
+{
+	int last = -1;
+	char t[32];
+
+	for (unsigned k = 0; k < NR_T; k++)
+		if (r[k].measured)
+			last = (int)k;
+	if (!j->acc.pairs_seen) {
+		snprintf(buf, size, "no two snapshots of one host at most %s apart in the window",
+			 lru_fmt_duration(LRU_ADVISE_MAX_GAP_MS, t, sizeof(t)));
+	} else if (!r[0].pairs && j->acc.merged[0]) {
+		snprintf(buf, size, "not measured: in %" PRIu64 " pair(s) of snapshots the generations "
+			 "cold at 1m were merged away before the next snapshot (take snapshots at least "
+			 "as often as the memcg is aged)", j->acc.merged[0]);
+	} else if (!r[0].pairs) {
+		snprintf(buf, size, "nothing was cold at 1m in the window: no page to promote, "
+			 "no memory to free");
+	} else if (last < 0) {
+		snprintf(buf, size, "not enough data: %" PRIu64 " pair(s) of snapshots at 1m, "
+			 "min_samples asks for %" PRIu64, r[0].pairs, a->min_pairs);
+	} else {
+		snprintf(buf, size, "no measured threshold meets the SLO: at %s, the largest measured, "
+			 "%.3g%%/min; larger thresholds were not measured (generations this old did "
+			 "not exist: age more slowly to measure them)",
+			 lru_fleet_threshold_name((unsigned)last), r[last].pct_per_min);
+	}
+}
+
+static int cmp_job(const void *x, const void *y)
+{
+	return strcmp((*(struct adv_job *const *)x)->path, (*(struct adv_job *const *)y)->path);
+}
+
+static int cmp_free(const void *x, const void *y)
+{
+	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	json_int_t fa = json_integer_value(json_object_get(a, "free_bytes"));
+	json_int_t fb = json_integer_value(json_object_get(b, "free_bytes"));
+
+	return fa < fb ? 1 : fa > fb ? -1 :
+	       strcmp(json_string_value(json_object_get(a, "host")),
+		      json_string_value(json_object_get(b, "host")));
+}
+
+/* The answer: per job its rates and advice, then what each host and the fleet would free. */
+static json_t *adv_doc(struct query *q, struct advise *a, uint64_t window)
+{
+	json_t *doc = json_object(), *jobs = json_array(), *hosts = json_array(), *names = json_array();
+	uint64_t *free_of = calloc(a->nr_hosts ? a->nr_hosts : 1, sizeof(*free_of)), total = 0;
+	struct adv_job **sorted = calloc(a->jobs.n ? a->jobs.n : 1, sizeof(*sorted));
+	const struct map_slot *slot;
+	json_t **order = NULL;
+	size_t pos = 0, n = 0;
+
+	if (!free_of || !sorted)
+		goto oom;
+	/* jobs by path: the scan's order is the backend's */
+	while (map_next(&a->jobs, &pos, &slot))
+		sorted[n++] = slot->val;
+	qsort(sorted, n, sizeof(*sorted), cmp_job);
+	if (a->glob)
+		set_str(doc, "memcg_glob", a->glob);
+	json_object_set_new(doc, "slo_pct_per_min", json_real(a->slo));
+	set_u64(doc, "window_ms", window);
+	set_int(doc, "since_ms", a->since_ms);
+	set_int(doc, "now_ms", q->now_ms);
+	set_u64(doc, "raw_retention_ms", q->cfg->raw_retention_ms);
+	set_u64(doc, "min_samples", a->min_pairs);
+	set_u64(doc, "max_pair_gap_ms", LRU_ADVISE_MAX_GAP_MS);
+	for (unsigned k = 0; k < NR_T; k++)
+		json_array_append_new(names, json_integer((json_int_t)lru_fleet_threshold_ms(k)));
+	json_object_set_new(doc, "thresholds_ms", names);
+	json_object_set_new(doc, "jobs", jobs);
+	for (size_t i = 0; i < n; i++) {
+		struct adv_job *j = sorted[i];
+		struct lru_advise_rate r[NR_T];
+		json_t *o = json_object(), *rates = json_array();
+		char why[400];
+
+		if (j->row && adv_row_end(j))
+			goto oom;
+		j->row = 0;
+		lru_advise_rates(&j->acc, a->min_pairs, r);
+		j->pick = lru_advise_pick(r, a->slo);
+		set_str(o, "memcg", j->path);
+		set_u64(o, "hosts", j->hosts);
+		set_u64(o, "samples", j->samples);
+		set_u64(o, "pairs", j->acc.pairs_seen);
+		put_warnings(o, 0, j->warnings);
+		for (unsigned k = 0; k < NR_T; k++) {
+			json_t *x = json_object();
+
+			set_u64(x, "threshold_ms", lru_fleet_threshold_ms(k));
+			set_u64(x, "pairs", r[k].pairs);
+			json_object_set_new(x, "measured", json_boolean(r[k].measured));
+			if (r[k].pairs) {
+				json_object_set_new(x, "promoted_bytes_per_min",
+						    json_real(r[k].promoted_per_min));
+				set_u64(x, "working_set_bytes", (uint64_t)r[k].hot_avg);
+			}
+			if (r[k].measured)
+				json_object_set_new(x, "pct_per_min", json_real(r[k].pct_per_min));
+			json_array_append_new(rates, x);
+		}
+		json_object_set_new(o, "rates", rates);
+		if (j->pick >= 0) {
+			unsigned k = (unsigned)j->pick;
+			json_t *adv = json_object();
+			uint64_t now = 0;
+
+			for (size_t h = 0; h < j->nr_latest; h++) {
+				const struct adv_host_cold *l = &j->latest[h];
+
+				now = lru_sat_add_u64(now, l->cold[k]);
+				free_of[l->host] = lru_sat_add_u64(free_of[l->host], l->cold[k]);
+			}
+			total = lru_sat_add_u64(total, now);
+			set_u64(adv, "threshold_ms", lru_fleet_threshold_ms(k));
+			json_object_set_new(adv, "pct_per_min", json_real(r[k].pct_per_min));
+			set_u64(adv, "pairs", r[k].pairs);
+			set_u64(adv, "cold_bytes_now", now);
+			set_u64(adv, "cold_bytes_per_host_p50", lru_hist_percentile(&j->cold[k], 50));
+			set_u64(adv, "cold_bytes_per_host_p95", lru_hist_percentile(&j->cold[k], 95));
+			json_object_set_new(o, "advice", adv);
+		} else {
+			adv_reason(a, j, r, why, sizeof(why));
+			json_object_set_new(o, "advice", json_null());
+			set_str(o, "reason", why);
+		}
+		json_array_append_new(jobs, o);
+	}
+	n = 0;
+	for (size_t i = 0; i < a->nr_hosts; i++)
+		n += free_of[i] > 0;
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!order)
+		goto oom;
+	n = 0;
+	for (size_t i = 0; i < a->nr_hosts; i++)
+		if (free_of[i])
+			order[n++] = json_pack("{sssI}", "host", a->hosts[i], "free_bytes",
+					       (json_int_t)lru_sat_i64(free_of[i]));
+	qsort(order, n, sizeof(*order), cmp_free);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(hosts, order[i]);
+	json_object_set_new(doc, "hosts", hosts);
+	set_u64(doc, "free_bytes", total);
+	free(order);
+	free(sorted);
+	free(free_of);
+	return doc;
+oom:
+	free(sorted);
+	free(free_of);
+	json_decref(hosts);
+	json_decref(doc);
+	return bad(q, 500, "out of memory");
+}
+
+json_t *query_advise(struct query *q)
+{
+	struct advise a = { .glob = q->arg(q->ctx, "memcg_glob") };
+	const char *slo = q->arg(q->ctx, "slo");
+	struct lru_error err;
+	uint64_t window;
+	json_t *doc = NULL;
+
+	a.slo = LRU_ADVISE_DEFAULT_SLO;
+	if (slo && lru_advise_parse_slo(slo, &a.slo, &err))
+		return bad(q, 400, "parameter 'slo': %s", err.msg);
+	if (param_duration(q, "window", 7 * 86400000ull, &window) ||
+	    param_uint(q, "min_samples", LRU_ADVISE_DEFAULT_MIN_PAIRS, 1000000000, &a.min_pairs))
+		return NULL;
+	if (!window)
+		return bad(q, 400, "parameter 'window': at least 1ms");
+	a.since_ms = lru_sat_sub_i64(q->now_ms, lru_sat_i64(window));
+	map_init(&a.paths);
+	map_init(&a.jobs);
+	map_init(&a.prev);
+	if (!adv_scan(q, &a))
+		doc = adv_doc(q, &a, window);
+	map_release(&a.prev, free);
+	map_release(&a.jobs, adv_job_free);
+	map_release(&a.paths, tl_path_free);
+	for (size_t i = 0; i < a.nr_hosts; i++)
+		free(a.hosts[i]);
+	free(a.hosts);
 	return doc;
 }
 

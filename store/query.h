@@ -70,6 +70,8 @@ json_t *query_rank(struct query *q);
 json_t *query_wss(struct query *q);
 json_t *query_timeline(struct query *q);
 json_t *query_capacity(struct query *q);
+/* GET /v1/advise: promotion rates and the advised threshold per job (lru_advise.h) */
+json_t *query_advise(struct query *q);
 /* 0 with *out (malloc'd, the caller frees) of *len bytes; -1 with status and error. */
 int query_latest(struct query *q, uint64_t max_bytes, bool gzip, uint8_t **out, size_t *len);
 

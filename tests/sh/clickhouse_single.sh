@@ -30,7 +30,7 @@ start_fe SQ --config "$tmp/tokens.conf" --rollup-flush 1s || { finish; exit 1; }
 check_grep "/healthz" '^200 .*"status":"ok"' "$(STORE_URL=$A_URL http GET /healthz)"
 
 # ---- parity ----------------------------------------------------------------------------
-HIST=(--hosts 12 --memcgs 12 --nodes 2 --history 2h --step 10m --batch 3 --threads 4)
+HIST=(--hosts 12 --memcgs 12 --nodes 2 --history 2h --step 10m --interval 10m --batch 3 --threads 4)
 NPAR=$((12 * 12))
 check_grep "history into clickhouse" "^sent=$NPAR accepted=$NPAR duplicates=0 errors=0" \
 	"$(sim "$A_URL" par "${HIST[@]}")"
@@ -44,8 +44,11 @@ check_grep "a job to ask about" '^/jobs/job-[0-9]{4}$' "$job"
 QUERIES=(/v1/hosts /v1/cold '/v1/cold?by=node' '/v1/cold?by=memcg'
 	"/v1/cold?by=memcg&memcg_glob=$job&limit=0" '/v1/cold?by=memcg&memcg_glob=/jobs/job-0%5B0-4%5D*'
 	'/v1/wss?memcg_glob=*' "/v1/wss?memcg_glob=$job&window=7d" '/v1/wss?memcg_glob=/jobs/*&threshold=1h'
-	'/v1/rank?need=1G' '/v1/capacity?thresholds=1m,30m,24h' '/v1/timeline?host=par00003&memcg=*')
+	'/v1/rank?need=1G' '/v1/capacity?thresholds=1m,30m,24h' '/v1/timeline?host=par00003&memcg=*'
+	'/v1/advise' '/v1/advise?memcg_glob=/jobs/*&min_samples=1&slo=1')
 parity " on one server" "${QUERIES[@]}"
+check "advise's parity compares advice (the history is aged every step)" true \
+	"$(q "$A_URL" '/v1/advise?min_samples=1&slo=1' | jq '[.jobs[].advice | select(. != null)] | length > 2')"
 
 # ---- a resend in other batches, not merged yet: once -------------------------------------
 merges STOP

@@ -1,0 +1,135 @@
+# tests/sh/advise.sh - 'lrugen fleet advise' and GET /v1/advise on the sqlite store:
+# promotion rates computed here from the fixture's own generations (not copied
+# from an answer), the advised threshold at several SLOs, savings per job and
+# host, the reasons for no advice, a boot in the middle, errors.
+#
+# The fixture (written below, fleetsim build): hosts a-1 and a-2, N snapshots a
+# minute apart. /jobs/web: generations aged 900s 300s 90s 10s; every minute 50
+# pages of the 300s one are used again (they leave it for the youngest). Cold
+# at 1m = the two oldest (their successors are older than 1m), at 2m = the
+# oldest only (its successor, 300s), 5m and up: nothing (not measured).
+# a-2 reboots at snapshot 15: no pair across it. /jobs/young: nothing older
+# than 1m. /jobs/new: only a-1's last two snapshots.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/store-lib.bash"
+tmp=$(mktemp -d)
+trap 'stop_store; rm -rf "$tmp"' EXIT
+make_tokens "$tmp"
+N=31
+PAGE=4096
+for host in a-1 a-2; do
+	for ((i = 0; i < N; i++)); do
+		boot=b-1
+		[[ $host == a-2 && $i -ge 15 ]] && boot=b-2
+		echo "host $host boot $boot seq $((i + 1)) taken -$(((N - i) * 60))s"
+		echo "node 0 total 8G free 1G"
+		echo "lruvec /jobs/web ino 100 id 5 node 0"
+		echo "gen 10 900s 20000 0"
+		echo "gen 11 300s $((5000 - 50 * i)) 0"
+		echo "gen 12 90s 2000 0"
+		echo "gen 13 10s $((1000 + 50 * i)) 0"
+		echo "lruvec /jobs/young ino 101 id 6 node 0"
+		echo "gen 3 50s 100 0"
+		echo "gen 4 5s 100 0"
+		if [[ $host == a-1 && $i -ge $((N - 2)) ]]; then
+			echo "lruvec /jobs/new ino 102 id 7 node 0"
+			echo "gen 3 600s 100 0"
+			echo "gen 4 300s 100 0"
+			echo "gen 5 5s 100 0"
+		fi
+	done
+done >"$tmp/spec"
+"$FLEETSIM" build "$tmp/spec" >"$tmp/fleet.pb" || fail "fleetsim build"
+
+# The expected rate at 1m, from the spec: for each pair of consecutive snapshots
+# of one host and boot, promoted = decrease of the cold generations (10, 11),
+# hot = the rest at the first; rate = sum promoted / sum (hot x minutes) x 100.
+expect_1m=$(awk '
+	/^host/ { key = $2 " " $4; gen = 0 }
+	/^lruvec/ { web = ($2 == "/jobs/web") }
+	/^gen/ && web {
+		g[$2] = $4
+		if ($2 == 13) {
+			cold = g[10] + g[11]; hot = g[12] + g[13]
+			if (key == last) { p += prev_cold - cold; h += prev_hot; n++ }
+			last = key; prev_cold = cold; prev_hot = hot
+		}
+	}
+	END { printf "%.9f %d %d\n", 100 * p / h, n, p }' "$tmp/spec")
+read -r rate_1m pairs_1m promoted_pages <<<"$expect_1m"
+check "the fixture: 59 pairs (30 + 29, none across a-2's reboot)" 59 "$pairs_1m"
+
+unset LRUGEN_STORE LRUGEN_TOKEN
+check_rc "advise: a bad --slo" 2 "$LRUGEN" fleet advise --slo 0.2%/h
+check_grep "... says what an SLO is" "^lrugen: --slo: SLO '0.2%/h': a share of the working set per minute" \
+	"$("$LRUGEN" fleet advise --slo 0.2%/h 2>&1)"
+check_rc "advise: a bad --min-samples" 2 "$LRUGEN" fleet advise --min-samples -1
+check_rc "advise takes no --need" 2 "$LRUGEN" fleet advise --need 1G
+check_grep "fleet -h teaches advise" "advise +per job: how fast pages idle longer than T" "$("$LRUGEN" fleet -h)"
+
+start_store "$tmp" --config "$tmp/tokens.conf" || { finish; exit 1; }
+check_grep "the fixture stored" '"accepted":62' "$(post_pb "$tmp/fleet.pb" "$tmp/admin.token")"
+F=("$LRUGEN" fleet --store "$STORE_URL" --token-file "$tmp/read.token")
+json=$("${F[@]}" advise --json)
+web() { jq -c ".jobs[] | select(.memcg == \"/jobs/web\") | $1" <<<"$json"; }
+check "web: hosts, samples, pairs" '[2,62,59]' "$(web '[.hosts, .samples, .pairs]')"
+# (within 1/10000: fleetsim build reads the clock per snapshot, so "a minute
+# apart" may be a millisecond off)
+got=$(web '.rates[0].pct_per_min')
+check "web: the 1m rate is the fixture's ($rate_1m %/min)" ok \
+	"$(awk -v g="$got" -v w="$rate_1m" 'BEGIN { d = g - w; print (d < 0 ? -d : d) < 1e-4 * w ? "ok" : g }')"
+check "web: 1m measured over every pair" 59 "$(web '.rates[0].pairs')"
+want=$((promoted_pages * PAGE / pairs_1m))
+check "web: promoted bytes a minute at 1m ($want)" true \
+	"$(web "(.rates[0].promoted_bytes_per_min - $want) | fabs < $want / 10000")"
+check "web: nothing promoted from beyond 2m" '[59,true,0]' "$(web '[.rates[1].pairs, .rates[1].measured, .rates[1].pct_per_min]')"
+check "web: 5m and up not measured, no rate" '[[0,false,null]]' \
+	"$(web '[.rates[2:][] | [.pairs, .measured, .pct_per_min]] | unique')"
+check "web: advised 2m (the SLO 0.2%/min)" 120000 "$(web '.advice.threshold_ms')"
+check "web: cold at 2m now, both hosts" $((2 * 20000 * PAGE)) "$(web '.advice.cold_bytes_now')"
+check "web: per host p95" $((20000 * PAGE)) "$(web '.advice.cold_bytes_per_host_p95')"
+check "young: no advice, and why" '"nothing was cold at 1m in the window: no page to promote, no memory to free"' \
+	"$(jq -c '.jobs[] | select(.memcg == "/jobs/young") | .reason' <<<"$json")"
+check "new: not enough data" '"not enough data: 1 pair(s) of snapshots at 1m, min_samples asks for 30"' \
+	"$(jq -c '.jobs[] | select(.memcg == "/jobs/new") | .reason' <<<"$json")"
+check "jobs by path" '["/jobs/new","/jobs/web","/jobs/young"]' "$(jq -c '[.jobs[].memcg]' <<<"$json")"
+check "hosts: what each frees" '[["a-1",81920000],["a-2",81920000]]' \
+	"$(jq -c '[.hosts[] | [.host, .free_bytes]]' <<<"$json")"
+check "the fleet frees" $((2 * 20000 * PAGE)) "$(jq '.free_bytes' <<<"$json")"
+check "the document says what it assumed" '[0.2,604800000,30,1800000]' \
+	"$(jq -c '[.slo_pct_per_min, .window_ms, .min_samples, .max_pair_gap_ms]' <<<"$json")"
+
+# a looser SLO: 1m meets it; /jobs/new advised with min_samples 1
+json=$("${F[@]}" advise --json --slo 1.5%/min --min-samples 1)
+check "SLO 1.5%/min: web advised 1m" 60000 "$(web '.advice.threshold_ms')"
+check "... cold at 1m now: the two oldest generations of each host" \
+	$((2 * (20000 + 5000 - 50 * (N - 1)) * PAGE)) "$(web '.advice.cold_bytes_now')"
+check "min_samples 1: /jobs/new advised" 60000 \
+	"$(jq '.jobs[] | select(.memcg == "/jobs/new") | .advice.threshold_ms' <<<"$json")"
+# a tighter SLO than anything measured at 1m but what 2m meets: still 2m; an SLO
+# below 1m's rate and with nothing measured past 2m keeps 2m (0 promoted)
+json=$("${F[@]}" advise --json --slo 0.001)
+check "SLO 0.001%/min: 2m still meets it" 120000 "$(web '.advice.threshold_ms')"
+# the glob and the window
+json=$("${F[@]}" advise --json --memcg-glob '/jobs/w*')
+check "memcg_glob: one job" '["/jobs/web"]' "$(jq -c '[.jobs[].memcg]' <<<"$json")"
+json=$("${F[@]}" advise --json --window 10m)
+# (10 a host at most, fewer as the clock moves on from when they were posted)
+check "window 10m: only the last 10 minutes' samples" true "$(web '.hosts == 2 and .samples <= 20 and .samples >= 10')"
+check "window 10m: not enough pairs" null "$(web '.advice')"
+
+# the table
+out=$("${F[@]}" advise)
+check_grep "table: the header" '^MEMCG +HOSTS SAMPLES +1m +2m +5m ADVISED +COLD NOW +P95/HOST$' "$out"
+check_grep "table: web" '^/jobs/web +2 +62 +1\.34% +0\.00% +- +2m +156\.2 MiB +78\.1 MiB$' "$out"
+check_grep "table: a job without advice points to its reason" '^/jobs/young .* - \[2\]$' "$out"
+check_grep "table: the reason" '^\[2\] /jobs/young: nothing was cold at 1m' "$out"
+check_grep "table: what the fleet frees" '^At the advised thresholds the fleet frees 156\.2 MiB: a-1 78\.1 MiB, a-2 78\.1 MiB$' "$out"
+
+# the store refuses bad parameters with one clear line
+check_grep "store: bad slo" '^400 .*parameter .slo.: SLO .abc.' "$(http GET '/v1/advise?slo=abc' "$tmp/read.token")"
+check_grep "store: bad min_samples" '^400 .*min_samples' "$(http GET '/v1/advise?min_samples=-3' "$tmp/read.token")"
+check_grep "store: window 0" '^400 .*window' "$(http GET '/v1/advise?window=0' "$tmp/read.token")"
+check_grep "store: an unknown parameter" '^400 ' "$(http GET '/v1/advise?need=1G' "$tmp/read.token")"
+check_grep "store: no token, no advice" '^401 ' "$(http GET '/v1/advise')"
+finish
