@@ -36,11 +36,13 @@ static const char usage[] =
 	"              threshold, the smallest T that meets the SLO, and what the\n"
 	"              fleet frees there\n"
 	"              [--memcg-glob G] [--slo 0.2%/min] [--window 7d] [--min-samples N]\n"
-	"  plot KIND   the answer of capacity or rank drawn as an SVG chart (1200x600)\n"
-	"              --out FILE.svg (- for standard output), then KIND's options:\n"
-	"              capacity: cold, and cold + free, against T (every precomputed\n"
-	"              threshold unless --thresholds); rank: a bar of free and cold\n"
-	"              bytes per host (or node), best first, a line at --need\n"
+	"  plot KIND   the answer of capacity, rank or advise drawn as an SVG chart\n"
+	"              (1200x600): --out FILE.svg (- for standard output), then\n"
+	"              KIND's options. capacity: cold, and cold + free, against T\n"
+	"              (every precomputed threshold unless --thresholds); rank: a\n"
+	"              bar of free and cold bytes per host (or node), best first, a\n"
+	"              line at --need; advise: each job's promotion rate against T\n"
+	"              (the 7 most sampled jobs) and the SLO line\n"
 	"\n"
 	"  --store URL        the store (default $LRUGEN_STORE or http://127.0.0.1:7070)\n"
 	"  --token-file FILE  the file holding a read token (without it: the token\n"
@@ -84,7 +86,7 @@ enum fleet_opt {
 };
 
 /* what each plot draws: the answer of this command */
-static const enum fleet_cmd plot_cmds[PLOT_NR] = { F_CAPACITY, F_RANK };
+static const enum fleet_cmd plot_cmds[PLOT_NR] = { F_CAPACITY, F_RANK, F_ADVISE };
 /* a capacity plot without --thresholds: every precomputed one (lru_fleet.h) */
 #define PLOT_THRESHOLDS "1m,2m,5m,10m,30m,1h,6h,24h"
 
@@ -640,7 +642,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 					cli_err("fleet plot: '%s' is not a plot; did you mean '%s'?",
 						argv[optind + 1], near);
 				else
-					cli_err("fleet plot: which plot? capacity or rank");
+					cli_err("fleet plot: which plot? capacity, rank or advise");
 				return CLI_USAGE;
 			}
 			optind++;	/* the command is the plot's: its options apply */

@@ -2,6 +2,7 @@
 #include "fleet-plot.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "lru_sys.h"
 #include "lru_units.h"
 
-static const char *const plot_names[PLOT_NR] = { "capacity", "rank" };
+static const char *const plot_names[PLOT_NR] = { "capacity", "rank", "advise" };
 
 const char *fleet_plot_name(enum fleet_plot kind)
 {
@@ -129,8 +130,90 @@ static enum lru_err plot_rank(json_t *doc, struct lru_buf *svg, struct lru_error
 	return rc;
 }
 
+/* jobs with more samples first, then by path */
+static int cmp_samples(const void *x, const void *y)
+{
+	json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	double sa = num(a, "samples"), sb = num(b, "samples");
+
+	return sa < sb ? 1 : sa > sb ? -1 :
+	       strcmp(json_string_value(json_object_get(a, "memcg")),
+		      json_string_value(json_object_get(b, "memcg")));
+}
+
+static enum lru_err plot_advise(json_t *doc, struct lru_buf *svg, struct lru_error *err)
+{
+	json_t *jobs = json_object_get(doc, "jobs"), *ts = json_object_get(doc, "thresholds_ms"), *j, *r;
+	size_t nt = json_array_size(ts), nj = 0, drawn, i, k, lo = SIZE_MAX, hi = 0;
+	json_t **pick = calloc(json_array_size(jobs) + 1, sizeof(*pick));
+	double *v = calloc((FLEET_PLOT_MAX_JOBS + 2) * (nt + 1), sizeof(*v)), slo = num(doc, "slo_pct_per_min");
+	struct lru_svg_series series[FLEET_PLOT_MAX_JOBS + 1];
+	char sub[256], name[32], w[32];
+	enum lru_err rc;
+
+	if (!pick || !v) {
+		free(pick);
+		free(v);
+		return lru_fail(err, LRU_ENOMEM, "out of memory");
+	}
+	/* the jobs measured at some threshold */
+	json_array_foreach(jobs, i, j)
+		json_array_foreach(json_object_get(j, "rates"), k, r)
+			if (json_is_true(json_object_get(r, "measured"))) {
+				pick[nj++] = j;
+				break;
+			}
+	qsort(pick, nj, sizeof(*pick), cmp_samples);
+	drawn = nj < FLEET_PLOT_MAX_JOBS ? nj : FLEET_PLOT_MAX_JOBS;
+	for (k = 0; k < nt; k++)
+		v[k] = json_number_value(json_array_get(ts, k));
+	for (i = 0; i < drawn; i++) {
+		double *y = v + (i + 1) * nt;
+
+		for (k = 0; k < nt; k++) {
+			json_t *pct = json_object_get(json_array_get(json_object_get(pick[i], "rates"), k),
+						      "pct_per_min");
+
+			y[k] = json_is_number(pct) ? json_number_value(pct) : NAN;
+			if (json_is_number(pct)) {
+				lo = k < lo ? k : lo;
+				hi = k > hi ? k : hi;
+			}
+		}
+		series[i] = (struct lru_svg_series){ json_string_value(json_object_get(pick[i], "memcg")),
+						     v, y, nt, false };
+	}
+	/* the SLO: a dashed line across the thresholds some job was measured at */
+	if (drawn) {
+		double *y = v + (drawn + 1) * nt;
+
+		for (k = 0; k < nt; k++)
+			y[k] = slo;
+		snprintf(name, sizeof(name), "SLO %g%%/min", slo);
+		series[drawn] = (struct lru_svg_series){ name, v + lo, y + lo, hi - lo + 1, true };
+	}
+	snprintf(sub, sizeof(sub), "%zu jobs, %zu measured%s; window %s; a missing point: not "
+		 "measured (no generation that old)", json_array_size(jobs), nj,
+		 nj > drawn ? ", the most sampled drawn" : "",
+		 lru_fmt_duration_exact((uint64_t)num(doc, "window_ms"), w, sizeof(w)));
+	{
+		const struct lru_svg_line_chart c = {
+			.title = "Promotion rate: pages idle longer than T used again",
+			.subtitle = sub,
+			.x = { "threshold T", LRU_SVG_MS, true },
+			.y = { "% of the working set per minute", LRU_SVG_COUNT, false },
+			.series = series, .nr_series = drawn ? drawn + 1 : 0,
+		};
+
+		rc = lru_svg_lines(svg, &c, err);
+	}
+	free(pick);
+	free(v);
+	return rc;
+}
+
 static enum lru_err (*const plotters[PLOT_NR])(json_t *, struct lru_buf *, struct lru_error *) = {
-	plot_capacity, plot_rank,
+	plot_capacity, plot_rank, plot_advise,
 };
 
 int fleet_plot(enum fleet_plot kind, json_t *doc, const char *out)

@@ -8,6 +8,9 @@
  *   rank      the hosts (or host:node) where a job of --need SIZE fits,
  *             best first, each a bar of its free and cold bytes, with a line
  *             at SIZE (from GET /v1/rank)
+ *   advise    each job's promotion rate (% of its working set per minute)
+ *             against T, where measured, and the SLO as a dashed line; the
+ *             FLEET_PLOT_MAX_JOBS jobs with the most samples (GET /v1/advise)
  *
  * The file is written whole or not at all (a temporary file renamed over
  * it); "-" is standard output.
@@ -17,7 +20,10 @@
 
 #include <jansson.h>
 
-enum fleet_plot { PLOT_CAPACITY, PLOT_RANK, PLOT_NR };
+enum fleet_plot { PLOT_CAPACITY, PLOT_RANK, PLOT_ADVISE, PLOT_NR };
+
+/* an advise plot draws at most this many jobs (a legend stays readable) */
+#define FLEET_PLOT_MAX_JOBS 7
 
 /* the plot's name on the command line, NULL past PLOT_NR */
 const char *fleet_plot_name(enum fleet_plot kind);

@@ -126,6 +126,25 @@ check_grep "table: a job without advice points to its reason" '^/jobs/young .* -
 check_grep "table: the reason" '^\[2\] /jobs/young: nothing was cold at 1m' "$out"
 check_grep "table: what the fleet frees" '^At the advised thresholds the fleet frees 156\.2 MiB: a-1 78\.1 MiB, a-2 78\.1 MiB$' "$out"
 
+# the plot: each job's measured rates, as --json has them, and the SLO line
+json=$("${F[@]}" advise --json --min-samples 1)
+out=$("${F[@]}" plot advise --min-samples 1 --out "$tmp/advise.svg")
+check_grep "plot advise: says what it wrote" "^wrote the advise plot \(SVG, [0-9]+ bytes\) to $tmp/advise.svg$" "$out"
+check "... well-formed XML" "" "$(xmllint --noout "$tmp/advise.svg" 2>&1)"
+check "... renders at 1200 x 600" 0 "$(renders "$tmp/advise.svg" "1200 600"; echo $?)"
+check "... web's points: the measured rates of --json" \
+	"$(jq -r '.jobs[] | select(.memcg == "/jobs/web") | .rates[] | select(.measured) |
+		"\(.threshold_ms) \(.pct_per_min)"' <<<"$json" | awk '{ printf "%s %.9g\n", $1, $2 }')" \
+	"$(pts "$tmp/advise.svg" /jobs/web | awk '{ printf "%s %.9g\n", $1, $2 }')"
+check "... /jobs/new too (min_samples 1)" 2 "$(pts "$tmp/advise.svg" /jobs/new | wc -l)"
+check "... not /jobs/young: never measured" 0 "$(pts "$tmp/advise.svg" /jobs/young | wc -l)"
+check "... the SLO across the measured thresholds" "60000 0.2 120000 0.2" \
+	"$(pts "$tmp/advise.svg" "SLO 0.2%/min" | awk '{ printf "%s %.9g ", $1, $2 }' | xargs)"
+check_grep "... the y axis says its unit" '>% of the working set per minute<' "$(cat "$tmp/advise.svg")"
+"${F[@]}" plot advise --memcg-glob /nothing --out "$tmp/none.svg" >/dev/null
+check_grep "plot advise of no job: 'no data'" '>no data<' "$(cat "$tmp/none.svg")"
+check_grep "plot help names advise" "which plot\? capacity, rank or advise" "$("${F[@]}" plot 2>&1)"
+
 # the store refuses bad parameters with one clear line
 check_grep "store: bad slo" '^400 .*parameter .slo.: SLO .abc.' "$(http GET '/v1/advise?slo=abc' "$tmp/read.token")"
 check_grep "store: bad min_samples" '^400 .*min_samples' "$(http GET '/v1/advise?min_samples=-3' "$tmp/read.token")"

@@ -108,20 +108,6 @@ out=$("${F[@]}" cold --threshold 2d 2>&1)
 check_grep "threshold above 24h" "^lrugen: parameter 'threshold': above the largest" "$out"
 
 # ---- plot: the answers as SVG charts, their values those of --json -------------------------
-# pts FILE SERIES [ATTR]: "X Y" of each point of SERIES (bars: "LABEL V" of each segment)
-pts() {
-	grep -o "class=\"pt\" data-series=\"$2\" data-x=\"[^\"]*\" data-y=\"[^\"]*\"" "$1" |
-		sed 's/.*data-x="\([^"]*\)" data-y="\([^"]*\)"/\1 \2/'
-}
-segs() {
-	grep -o "class=\"seg\" data-label=\"[^\"]*\" data-series=\"$2\" data-v=\"[^\"]*\"" "$1" |
-		sed 's/.*data-label="\([^"]*\)".*data-v="\([^"]*\)"/\1 \2/'
-}
-# renders FILE "W H": rsvg-convert draws it, a PNG of W x H pixels (its IHDR's width and height)
-renders() {
-	rsvg-convert "$1" -o "$tmp/render.png" &&
-		[[ $(od -An -tu1 -j16 -N8 "$tmp/render.png" | awk '{ print $3 * 256 + $4, $7 * 256 + $8 }') == "$2" ]]
-}
 out=$("${F[@]}" plot capacity --out "$tmp/cap.svg")
 check "plot capacity: says what it wrote" \
 	"wrote the capacity plot (SVG, $(stat -c %s "$tmp/cap.svg") bytes) to $tmp/cap.svg" "$out"
@@ -169,7 +155,7 @@ check_rc "plot rank without --need" 2 "${F[@]}" plot rank --out "$tmp/x.svg"
 check_rc "--out without plot" 2 "${F[@]}" rank --need 1G --out "$tmp/x.svg"
 check_rc "plot --json" 2 "${F[@]}" --json plot capacity --out "$tmp/x.svg"
 check_rc "an option plot's command does not take" 2 "${F[@]}" plot capacity --need 1G --out "$tmp/x.svg"
-check_grep "fleet -h teaches plot" "plot KIND +the answer of capacity or rank drawn as an SVG" "$("$LRUGEN" fleet -h)"
+check_grep "fleet -h teaches plot" "plot KIND +the answer of capacity, rank or advise drawn as an SVG" "$("$LRUGEN" fleet -h)"
 # hostile host names are text in the chart, not markup
 "$FLEETSIM" run --store "$STORE_URL" --token-file "$tmp/any.token" --hosts 1 --memcgs 2 --nodes 1 \
 	--history 2m --step 2m --prefix '<svg onload="x">&' >/dev/null

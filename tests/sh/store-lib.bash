@@ -8,6 +8,7 @@
 #   make_tokens DIR             DIR/{admin,read,web1,any}.token and DIR/tokens.conf
 #   http METHOD PATH [TOKEN] [CURL ARGS...]   prints "STATUS BODY"
 #   wait_for DESC SECONDS CMD...              polls CMD every 0.1 s, fails after SECONDS
+#   pts FILE SERIES, segs FILE SERIES, renders FILE "W H"   read an lrugen fleet plot back
 STORE_BIN=$LRUGEN_BUILD/lrugen-store
 FLEETSIM=$LRUGEN_BUILD/tests/tools/fleetsim
 STORE_STARTS=0
@@ -109,4 +110,19 @@ wait_for() {
 
 sql() {
 	sqlite3 -batch -noheader "$1" "$2"
+}
+
+# pts FILE SERIES [ATTR]: "X Y" of each point of SERIES (bars: "LABEL V" of each segment)
+pts() {
+	grep -o "class=\"pt\" data-series=\"$2\" data-x=\"[^\"]*\" data-y=\"[^\"]*\"" "$1" |
+		sed 's/.*data-x="\([^"]*\)" data-y="\([^"]*\)"/\1 \2/'
+}
+segs() {
+	grep -o "class=\"seg\" data-label=\"[^\"]*\" data-series=\"$2\" data-v=\"[^\"]*\"" "$1" |
+		sed 's/.*data-label="\([^"]*\)".*data-v="\([^"]*\)"/\1 \2/'
+}
+# renders FILE "W H": rsvg-convert draws it, a PNG of W x H pixels (its IHDR's width and height)
+renders() {
+	rsvg-convert "$1" -o "${tmp:-/tmp}/render.png" &&
+		[[ $(od -An -tu1 -j16 -N8 "${tmp:-/tmp}/render.png" | awk '{ print $3 * 256 + $4, $7 * 256 + $8 }') == "$2" ]]
 }
