@@ -79,6 +79,8 @@ static const struct col_def cols[COL_NR] = {
 	[COL_YOUNG] = { "YOUNG", 6, 2 },
 	[COL_OLD] = { "OLDEST", 6, 6 },
 	[COL_REFAULT] = { "RFLT/s", 6, 1 },
+	[COL_ADV] = { "ADV", 3, 3 },
+	[COL_SAVE] = { "SAVE", 6, 3 },
 };
 
 #define NAME_MIN 12
@@ -130,6 +132,8 @@ static void compute_geometry(struct top *t)
 			      t->view.group != GROUP_MEMCG;
 	/* refault rates only where some are known (memory.stat, two frames) */
 	g->col_on[COL_REFAULT] = t->view.total.refault_bps >= 0;
+	/* the store's advice (fleet mode) where it has some */
+	g->col_on[COL_ADV] = g->col_on[COL_SAVE] = t->view.frame.nr_advice > 0;
 	/* the timeline is the point: two fifths of a wide screen */
 	tl_min = g->cols < 100 ? 20 : g->cols * 2 / 5;
 	for (;;) {
@@ -533,6 +537,20 @@ static void col_value(const struct top_view *v, const struct top_row *r, enum to
 	case COL_REFAULT:
 		if (s->refault_bps >= 0)
 			top_fmt_size((uint64_t)s->refault_bps, buf, size);
+		else
+			snprintf(buf, size, "-");
+		break;
+	case COL_ADV:
+		if (s->adv_ms == TOP_ADV_MIXED)
+			snprintf(buf, size, "*");
+		else if (s->adv_ms)
+			lru_fmt_duration_exact(s->adv_ms, buf, size);
+		else
+			snprintf(buf, size, "-");
+		break;
+	case COL_SAVE:
+		if (s->adv_ms)
+			top_fmt_size(s->save, buf, size);
 		else
 			snprintf(buf, size, "-");
 		break;

@@ -24,6 +24,13 @@
  * (lru_gen_full detail, aging settings, memcg stats) is absent. The frame's
  * clock is this machine's. An answer that fails keeps the last frame's
  * data (the error goes to the status bar).
+ *
+ * Advice: every FLEET_ADVICE_MS (and on the first frame) a fetch also asks
+ * GET {store}/v1/advise[?memcg_glob=G] (JSON) for the threshold the store
+ * advises each job (lru_advise.h), which the ADV and SAVE columns show. It
+ * costs the store a pass over its raw snapshots, hence the slow pace. A
+ * failed answer keeps the last advice, silently (advice is an extra); a
+ * store without the route (404) is not asked again.
  */
 #include "source.h"
 
@@ -31,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "lru_client.h"
 #include "lru_pb.h"
@@ -44,6 +53,8 @@
 #define FLEET_MAX_BODY (256u << 20)
 #define FLEET_MAX_MEM (1024u << 20)
 #define FLEET_FULL_MS (5 * 60 * 1000)
+#define FLEET_ADVICE_MS (60 * 1000)
+#define FLEET_ADVICE_MAX_BODY (64u << 20)
 
 struct fleet {
 	struct top_source base;
@@ -54,7 +65,81 @@ struct fleet {
 	int64_t as_of_ms;		/* the last answer's store clock; 0: none */
 	int64_t full_ms;		/* when the last whole fetch was (this clock) */
 	const char *memcg_glob;		/* --memcg-glob (the caller's), or NULL */
+	struct top_advice *advice;	/* by path; owned */
+	size_t nr_advice;
+	int64_t advice_ms;		/* when advice was last asked (this clock); 0: never */
+	bool no_advice;			/* the store has no /v1/advise */
 };
+
+static void drop_advice(struct top_advice *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(a[i].path);
+	free(a);
+}
+
+static int advice_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct top_advice *)a)->path, ((const struct top_advice *)b)->path);
+}
+
+/* The jobs with advice in a /v1/advise document, sorted by path; -1 out of memory. */
+static int advice_parse(json_t *doc, struct top_advice **out, size_t *nr)
+{
+	json_t *jobs = json_object_get(doc, "jobs"), *j;
+	struct top_advice *a = calloc(json_array_size(jobs) + 1, sizeof(*a));
+	size_t i, n = 0;
+
+	if (!a)
+		return -1;
+	json_array_foreach(jobs, i, j) {
+		json_t *adv = json_object_get(j, "advice"), *t = json_object_get(adv, "threshold_ms");
+		const char *path = json_string_value(json_object_get(j, "memcg"));
+
+		if (!path || !json_is_integer(t) || json_integer_value(t) <= 0)
+			continue;
+		a[n].threshold_ms = (uint64_t)json_integer_value(t);
+		if (!(a[n++].path = strdup(path))) {
+			drop_advice(a, n);
+			return -1;
+		}
+	}
+	qsort(a, n, sizeof(*a), advice_cmp);
+	*out = a;
+	*nr = n;
+	return 0;
+}
+
+/* Ask the store's advice when it is due; what fails keeps the last advice. */
+static void fleet_advice(struct fleet *f, int64_t now)
+{
+	const struct lru_client_param params[] = { { "memcg_glob", f->memcg_glob } };
+	const struct lru_client_req rq = {
+		.route = LRU_ROUTE_ADVISE, .params = params, .nr_params = 1,
+	};
+	struct lru_client_resp resp;
+	struct top_advice *a;
+	struct lru_error err;
+	json_t *doc = NULL;
+	size_t n;
+
+	if (f->no_advice || (f->advice_ms && now - f->advice_ms < FLEET_ADVICE_MS))
+		return;
+	f->advice_ms = now;
+	if (lru_client_do(f->client, &rq, &resp, &err) == LRU_OK) {
+		if (resp.status == 404)
+			f->no_advice = true;
+		else if (resp.status == 200 && resp.body.len <= FLEET_ADVICE_MAX_BODY)
+			doc = json_loadb((const char *)resp.body.data, resp.body.len, 0, NULL);
+	}
+	lru_client_resp_release(&resp);
+	if (doc && !advice_parse(doc, &a, &n)) {
+		drop_advice(f->advice, f->nr_advice);
+		f->advice = a;
+		f->nr_advice = n;
+	}
+	json_decref(doc);
+}
 
 static void drop_snaps(struct fleet *f)
 {
@@ -207,10 +292,14 @@ static enum lru_err fleet_fetch(struct top_source *src, struct top_frame *frame,
 	struct fleet *f = (struct fleet *)src;
 	enum lru_err rc = fleet_load(f, err);
 
+	if (!rc)
+		fleet_advice(f, lru_now_ms());
 	frame->snaps = f->ptrs;
 	frame->nr = f->nr_snaps;
 	frame->now_ms = lru_now_ms();
 	frame->index = frame->count = 0;
+	frame->advice = f->advice;
+	frame->nr_advice = f->nr_advice;
 	return rc;
 }
 
@@ -219,6 +308,7 @@ static void fleet_free(struct top_source *src)
 	struct fleet *f = (struct fleet *)src;
 
 	drop_snaps(f);
+	drop_advice(f->advice, f->nr_advice);
 	lru_client_free(f->client);
 	lru_client_global_cleanup();
 	free(f);

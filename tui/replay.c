@@ -123,6 +123,8 @@ static enum lru_err replay_fetch(struct top_source *src, struct top_frame *frame
 			r->shown[n++] = row[i];
 	frame->snaps = r->shown;
 	frame->nr = n;
+	frame->advice = NULL;
+	frame->nr_advice = 0;
 	frame->now_ms = r->times[r->cur];
 	frame->index = r->cur;
 	frame->count = r->nr_frames;

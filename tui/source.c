@@ -82,6 +82,8 @@ static enum lru_err live_fetch(struct top_source *src, struct top_frame *frame,
 	frame->nr = 1;
 	frame->now_ms = l->cur.read_end_ms;
 	frame->index = frame->count = 0;
+	frame->advice = NULL;
+	frame->nr_advice = 0;
 	return rc;
 }
 

@@ -26,11 +26,21 @@
 
 enum top_source_kind { TOP_SRC_LOCAL, TOP_SRC_ROOT, TOP_SRC_REPLAY, TOP_SRC_FLEET };
 
+/* The store's advice for one job (fleet: GET /v1/advise): its advised threshold. */
+struct top_advice {
+	char *path;		/* memcg path */
+	uint64_t threshold_ms;
+};
+
 struct top_frame {
 	const struct lru_snapshot *const *snaps;	/* one per host, owned by the source */
 	size_t nr;
 	int64_t now_ms;		/* the frame's 'now' on the wall clock */
 	size_t index, count;	/* replay: frame index and frame count; else 0, 0 */
+	/* fleet: the jobs the store advises a threshold for, sorted by path
+	   (owned by the source, like snaps); else NULL, 0 */
+	const struct top_advice *advice;
+	size_t nr_advice;
 };
 
 struct top_source;

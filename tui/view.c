@@ -110,6 +110,8 @@ static void stats_zero(struct top_stats *s)
 
 static void stats_add(struct top_stats *a, const struct top_stats *x)
 {
+	a->adv_ms = !a->nr ? x->adv_ms : a->adv_ms == x->adv_ms ? a->adv_ms : TOP_ADV_MIXED;
+	a->save += x->save;
 	a->total += x->total;
 	a->anon += x->anon;
 	a->file += x->file;
@@ -125,6 +127,22 @@ static void stats_add(struct top_stats *a, const struct top_stats *x)
 		a->nr_gens = x->nr_gens;
 	a->nr += x->nr;
 	a->warnings |= x->warnings;
+}
+
+static int advice_cmp(const void *key, const void *a)
+{
+	return strcmp(key, ((const struct top_advice *)a)->path);
+}
+
+/* The store's advised threshold for path (fleet mode), 0 when there is none. */
+static uint64_t advised_ms(const struct top_view *v, const char *path)
+{
+	const struct top_advice *a;
+
+	if (!v->frame.nr_advice || !path)
+		return 0;
+	a = bsearch(path, v->frame.advice, v->frame.nr_advice, sizeof(*a), advice_cmp);
+	return a ? a->threshold_ms : 0;
 }
 
 static void item_stats(const struct top_view *v, struct top_item *it)
@@ -148,6 +166,12 @@ static void item_stats(const struct top_view *v, struct top_item *it)
 	s->refault_bps = (uint32_t)(it - v->items) == mc->first_item ? mc->refault_bps : -1;
 	s->nr = 1;
 	s->warnings = lv->warnings;
+	s->adv_ms = advised_ms(v, mc->m->path);
+	s->save = 0;
+	if (s->adv_ms) {
+		lru_ws_lruvec(it->snap, lv, s->adv_ms, LRU_WS_STRICT, &ws);
+		s->save = lru_ws_cold(&ws);
+	}
 }
 
 /* ---- frame -------------------------------------------------------------------- */
@@ -450,6 +474,10 @@ static int cmp_sortent(const void *a, const void *b, void *arg)
 	case COL_REFAULT:
 		c = (p->refault_bps < q->refault_bps) - (p->refault_bps > q->refault_bps);
 		break;
+	case COL_ADV:	/* the smallest first, none last */
+		c = cmp_u64(p->adv_ms ? p->adv_ms : TOP_ADV_MIXED, q->adv_ms ? q->adv_ms : TOP_ADV_MIXED);
+		break;
+	case COL_SAVE: c = -cmp_u64(p->save, q->save); break;
 	case COL_NR:
 		break;
 	}

@@ -32,8 +32,11 @@
 
 enum top_col {
 	COL_NAME, COL_HOST, COL_NODE, COL_TOTAL, COL_ANON, COL_FILE, COL_HOT, COL_COLD,
-	COL_COLDPCT, COL_GENS, COL_YOUNG, COL_OLD, COL_REFAULT, COL_NR
+	COL_COLDPCT, COL_GENS, COL_YOUNG, COL_OLD, COL_REFAULT, COL_ADV, COL_SAVE, COL_NR
 };
+
+/* top_stats.adv_ms of a row whose lruvecs have different advice (or some none) */
+#define TOP_ADV_MIXED UINT64_MAX
 
 enum top_group { GROUP_NONE, GROUP_NODE, GROUP_HOST, GROUP_MEMCG, GROUP_NR };
 
@@ -48,6 +51,9 @@ struct top_stats {
 	unsigned nr_gens;		/* most generations of any lruvec */
 	unsigned nr;			/* lruvecs summed */
 	uint32_t warnings;		/* LRU_WARN_* of any lruvec summed (lru_warn.h) */
+	uint64_t adv_ms;		/* the store's advised threshold (fleet), 0 none,
+					   TOP_ADV_MIXED: its lruvecs differ */
+	uint64_t save;			/* bytes cold at the advised threshold (where advised) */
 };
 
 struct top_item {			/* one lruvec of the frame */

@@ -623,8 +623,27 @@ keys flp q
 wait_exit flp >/dev/null
 # one request a page (GET /v1/latest), no JSON queries: since this store
 # started, the lrugen-top sessions asked /v1/latest only
-check "fleet mode asks /v1/latest only" "latest" \
+check "fleet mode asks /v1/latest, and /v1/advise (a minute apart)" "advise latest" \
 	"$(curl -s "$url/metrics" | sed -n 's/^lrugen_store_http_responses_total{route="\([a-z]*\)".*/\1/p' |
 		grep -Ev "ingest|healthz|metrics" | sort -u | paste -sd' ')"
+kill "$store_pid"
+wait "$store_pid" 2>/dev/null
+
+# the store's advice (lrugen fleet advise): ADV and SAVE columns. The fleet of
+# advise.sh: /jobs/web advised 2m on a-1 and a-2, 20000 pages cold there each
+rm -f "$tmp/store/db" "$tmp/store/db-wal" "$tmp/store/db-shm"
+run_store
+. "$(dirname "$0")/advise-fixture.bash"
+advise_spec 31 >"$tmp/advise.spec"
+"$LRUGEN_BUILD/tests/tools/fleetsim" build "$tmp/advise.spec" >"$tmp/advise.pb"
+check "ingest the advise fleet" '{"accepted":62,"duplicates":0}' "$(ingest "$tmp/advise.pb")"
+start fla 160x30 "$TOP" --store "$url" --token-file "$tmp/store/read.token" -d 100 -T 1m --flat
+expect fla "the advice columns" "^MEMCG .* ADV +SAVE "
+expect fla "web on a-1: advised 2m, what that frees there" "^/jobs/web +a-1 +0 .* 2m +78\.1M "
+expect fla "young: no advice" "^/jobs/young +a-1 +0 .* - +- "
+keys fla g g g
+expect fla "web across hosts: both hosts' savings" "^(▾|▸) /jobs/web +0 .* 2m +156M "
+keys fla q
+wait_exit fla >/dev/null
 
 finish
