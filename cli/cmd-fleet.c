@@ -86,7 +86,7 @@ enum fleet_opt {
 };
 
 /* what each plot draws: the answer of this command */
-static const enum fleet_cmd plot_cmds[PLOT_NR] = { F_CAPACITY, F_RANK, F_ADVISE };
+static const enum fleet_cmd plot_cmds[LRU_PLOT_NR] = { F_CAPACITY, F_RANK, F_ADVISE };
 /* a capacity plot without --thresholds: every precomputed one (lru_fleet.h) */
 #define PLOT_THRESHOLDS "1m,2m,5m,10m,30m,1h,6h,24h"
 
@@ -627,16 +627,16 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			return cli_usage(usage, true);
 		}
 		if (!strcmp(argv[optind], "plot")) {
-			const char *names[PLOT_NR];
+			const char *names[LRU_PLOT_NR];
 
-			for (int k = 0; k < PLOT_NR; k++)
-				if (optind + 1 < argc && !strcmp(argv[optind + 1], fleet_plot_name(k)))
+			for (int k = 0; k < LRU_PLOT_NR; k++)
+				if (optind + 1 < argc && !strcmp(argv[optind + 1], lru_plot_name(k)))
 					plot = k;
-			for (int k = 0; k < PLOT_NR; k++)
-				names[k] = fleet_plot_name(k);
+			for (int k = 0; k < LRU_PLOT_NR; k++)
+				names[k] = lru_plot_name(k);
 			if (plot < 0) {
 				const char *near = optind + 1 < argc ?
-					lru_suggest(argv[optind + 1], names, PLOT_NR) : NULL;
+					lru_suggest(argv[optind + 1], names, LRU_PLOT_NR) : NULL;
 
 				if (near)
 					cli_err("fleet plot: '%s' is not a plot; did you mean '%s'?",
@@ -679,10 +679,10 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 	}
 	if (plot >= 0 && (!out || !*out || cli->json)) {
 		cli_err(cli->json ? "fleet plot writes SVG: --json does not apply" :
-			"fleet plot %s needs --out FILE.svg (- for standard output)", fleet_plot_name(plot));
+			"fleet plot %s needs --out FILE.svg (- for standard output)", lru_plot_name(plot));
 		return CLI_USAGE;
 	}
-	if (plot == PLOT_CAPACITY && !value_of(&f, O_THRESHOLDS))
+	if (plot == LRU_PLOT_CAPACITY && !value_of(&f, O_THRESHOLDS))
 		for (size_t i = 0; i < NR_PARAMS; i++)
 			if (params[i].opt == O_THRESHOLDS)
 				f.value[i].value = PLOT_THRESHOLDS;
@@ -695,7 +695,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 			cli_err("the store's answer is not JSON");
 			rc = CLI_FAIL;
 		} else {
-			rc = fleet_plot((enum fleet_plot)plot, doc, out);
+			rc = fleet_plot((enum lru_plot)plot, doc, out);
 			json_decref(doc);
 		}
 	} else if (!rc && cli->json) {

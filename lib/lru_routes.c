@@ -21,6 +21,8 @@ static const struct lru_route_def routes[LRU_ROUTE_NR] = {
 				   { "host", "memcg_glob", "changed_since", "after", "limit", NULL } },
 	[LRU_ROUTE_METRICS] = { "/metrics", "metrics", false, { NULL } },
 	[LRU_ROUTE_HEALTHZ] = { "/healthz", "healthz", false, { NULL } },
+	[LRU_ROUTE_PAGE] = { "/", "page", false, { "need", "threshold", "memcg_glob", "refresh", NULL } },
+	[LRU_ROUTE_LOGIN] = { "/login", "login", true, { NULL } },
 };
 
 const struct lru_route_def *lru_route(enum lru_route r)

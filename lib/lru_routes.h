@@ -24,6 +24,8 @@ enum lru_route {
 	LRU_ROUTE_LATEST,	/* GET /v1/latest: a SnapshotBatch */
 	LRU_ROUTE_METRICS,	/* GET /metrics, GET /healthz: no token */
 	LRU_ROUTE_HEALTHZ,
+	LRU_ROUTE_PAGE,		/* GET /: the fleet page (HTML; the token's cookie, store/page.h) */
+	LRU_ROUTE_LOGIN,	/* POST /login: a read token from a form -> the cookie */
 	LRU_ROUTE_NR
 };
 

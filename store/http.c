@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <microhttpd.h>
+#include <openssl/crypto.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "lru_esc.h"
 #include "lru_fleet.h"
 #include "lru_pb.h"
+#include "page.h"
 #include "query.h"
 
 struct http_server {
@@ -61,6 +63,8 @@ struct request {
 	struct ingest_job *job;
 	struct MHD_Connection *conn;
 	uint64_t held;			/* bytes of the memory budget taken */
+	const char *location;		/* a redirect's (login) */
+	char *set_cookie;		/* the login's cookie; owned */
 };
 
 static int64_t now_us(void)
@@ -144,6 +148,18 @@ static enum MHD_Result reply(struct http_server *s, struct MHD_Connection *c,
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"lrugen\"");
+	if (rq->route == LRU_ROUTE_PAGE || rq->route == LRU_ROUTE_LOGIN) {
+		/* no script, nothing from elsewhere, not in a frame, not kept */
+		MHD_add_response_header(resp, "Content-Security-Policy",
+					"default-src 'none'; style-src 'unsafe-inline'; "
+					"form-action 'self'; frame-ancestors 'none'");
+		MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	}
+	if (rq->location)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, rq->location);
+	if (rq->set_cookie)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, rq->set_cookie);
 	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_S);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
@@ -748,6 +764,127 @@ static enum MHD_Result serve_healthz(struct http_server *s, struct MHD_Connectio
 				    "auth", ctx->cfg->insecure_no_auth ? "disabled" : "tokens"));
 }
 
+/* ---- the fleet page and its login (page.h) ----------------------------------------------------- */
+
+static enum MHD_Result reply_html(struct http_server *s, struct MHD_Connection *c,
+				  struct request *rq, unsigned status, struct lru_buf *html)
+{
+	return reply(s, c, rq, status, "text/html; charset=utf-8", (char *)html->data, html->len);
+}
+
+/* The login page, with why: status 401 (or 403, 200). */
+static enum MHD_Result reply_login(struct http_server *s, struct MHD_Connection *c,
+				   struct request *rq, unsigned status, const char *why)
+{
+	struct lru_buf html;
+
+	lru_buf_init(&html);
+	if (page_login(why, &html))
+		return reply_error(s, c, rq, 500, "out of memory");
+	return reply_html(s, c, rq, status, &html);
+}
+
+/* The read token of a page request: the Authorization header, or the login's cookie. */
+static const struct store_token *page_token(struct http_server *s, struct MHD_Connection *c)
+{
+	const struct store_config *cfg = atomic_load(&s->ctx->auth);
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const struct store_token *t;
+	char bearer[8 + 2 * PAGE_TOKEN_MAX];
+
+	if (h)
+		return auth_lookup(cfg->tokens, cfg->nr_tokens, h);
+	if (page_cookie_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_COOKIE),
+			       bearer, sizeof(bearer)))
+		return NULL;
+	t = auth_lookup(cfg->tokens, cfg->nr_tokens, bearer);
+	OPENSSL_cleanse(bearer, sizeof(bearer));
+	return t;
+}
+
+static enum MHD_Result serve_page(struct http_server *s, struct MHD_Connection *c,
+				  struct request *rq)
+{
+	struct param_check pc = { rq->route, NULL };
+	const struct page_params p = {
+		get_arg(c, "need"), get_arg(c, "threshold"), get_arg(c, "memcg_glob"),
+		get_arg(c, "refresh"),
+	};
+	struct query q = { 0 };
+	struct lru_buf html;
+	char msg[256];
+	int rc;
+
+	if (!s->ctx->cfg->insecure_no_auth) {
+		const struct store_token *t = page_token(s, c);
+
+		if (!t)
+			return reply_login(s, c, rq, MHD_HTTP_UNAUTHORIZED,
+					   MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								       MHD_HTTP_HEADER_COOKIE) ?
+					   "The token is no longer valid: sign in again." : NULL);
+		if (!(t->role & ROLE_READ))
+			return reply_login(s, c, rq, MHD_HTTP_FORBIDDEN,
+					   "This token may not read the store: use a read token.");
+	}
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &pc);
+	if (pc.unknown)
+		return reply_error(s, c, rq, MHD_HTTP_BAD_REQUEST, "unknown parameter '%.64s'",
+				   pc.unknown);
+	/* three queries, one after the other, and the page */
+	if (!hold(s, rq, 2 * QUERY_HOLD))
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, BUDGET_SPENT);
+	q.db = s->ctx->db;
+	q.ch = s->ctx->ch;
+	q.cfg = s->ctx->cfg;
+	q.now_ms = lru_now_ms();
+	if (!q.ch && !(q.r = db_reader_get(q.db, msg, sizeof(msg))))
+		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", msg);
+	lru_buf_init(&html);
+	rc = page_render(&q, &p, &html);
+	if (q.r)
+		db_reader_put(q.db, q.r);
+	if (rc)
+		return reply_error(s, c, rq, 500, "out of memory");
+	return reply_html(s, c, rq, MHD_HTTP_OK, &html);
+}
+
+/* POST /login: a read token from the form -> 303 to / with its cookie; else the form again. */
+static enum MHD_Result serve_login(struct http_server *s, struct MHD_Connection *c,
+				   struct request *rq)
+{
+	const struct store_config *cfg = atomic_load(&s->ctx->auth);
+	char tok[PAGE_TOKEN_MAX + 1], bearer[8 + PAGE_TOKEN_MAX];
+	const struct store_token *t;
+	char *cookie;
+	int bad;
+
+	if (rq->body.len > PAGE_FORM_MAX)
+		return reply_login(s, c, rq, MHD_HTTP_CONTENT_TOO_LARGE, "The form was too long.");
+	if (page_form_token((const char *)rq->body.data, rq->body.len, tok))
+		return reply_login(s, c, rq, MHD_HTTP_BAD_REQUEST, "Give a read token.");
+	snprintf(bearer, sizeof(bearer), "Bearer %s", tok);
+	t = auth_lookup(cfg->tokens, cfg->nr_tokens, bearer);
+	OPENSSL_cleanse(bearer, sizeof(bearer));
+	if (!t || !(t->role & ROLE_READ)) {
+		OPENSSL_cleanse(tok, sizeof(tok));
+		return reply_login(s, c, rq, t ? MHD_HTTP_FORBIDDEN : MHD_HTTP_UNAUTHORIZED,
+				   t ? "This token may not read the store: use a read token."
+				     : "The store does not know this token.");
+	}
+	cookie = malloc(2 * PAGE_TOKEN_MAX + 128);
+	bad = !cookie || page_cookie_set(tok, s->tls_cert != NULL, cookie, 2 * PAGE_TOKEN_MAX + 128);
+	OPENSSL_cleanse(tok, sizeof(tok));
+	if (bad) {
+		free(cookie);
+		return reply_error(s, c, rq, 500, "out of memory");
+	}
+	rq->set_cookie = cookie;
+	rq->location = "/";
+	return reply(s, c, rq, MHD_HTTP_SEE_OTHER, "text/plain", strdup("signed in\n"),
+		     strlen("signed in\n"));
+}
+
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
 static enum MHD_Result dispatch(struct http_server *s, struct MHD_Connection *c,
@@ -756,12 +893,16 @@ static enum MHD_Result dispatch(struct http_server *s, struct MHD_Connection *c,
 	rq->route = lru_route_find(url);
 	if (rq->route == ROUTE_OTHER)
 		return reply_error(s, c, rq, MHD_HTTP_NOT_FOUND, "no such endpoint");
+	if (rq->route == LRU_ROUTE_LOGIN)
+		return get ? reply_login(s, c, rq, MHD_HTTP_OK, NULL) : serve_login(s, c, rq);
 	if (!get)
 		return reply_error(s, c, rq, MHD_HTTP_METHOD_NOT_ALLOWED, "use GET");
 	if (rq->route == LRU_ROUTE_METRICS)
 		return serve_metrics(s, c, rq);
 	if (rq->route == LRU_ROUTE_HEALTHZ)
 		return serve_healthz(s, c, rq);
+	if (rq->route == LRU_ROUTE_PAGE)
+		return serve_page(s, c, rq);
 	return run_query(s, c, rq);
 }
 
@@ -778,7 +919,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return ingest_continue(s, c, rq, data, size);
 	if (rq) {
 		if (*size) {
-			*size = 0;	/* a body on a GET: ignored */
+			/* a login form's body, up to a bound (past it: refused); others' ignored */
+			if (lru_route_find(url) == LRU_ROUTE_LOGIN && rq->body.len <= PAGE_FORM_MAX)
+				lru_buf_append(&rq->body, data, *size, NULL);
+			*size = 0;
 			return MHD_YES;
 		}
 		return dispatch(s, c, rq, url, get);
@@ -810,6 +954,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (!rq)
 		return;
 	lru_buf_release(&rq->body);
+	free(rq->set_cookie);
 	ingest_job_free(rq->job);
 	budget_give(&((struct http_server *)cls)->budget, rq->held);
 	if (rq->held >= TRIM_AFTER)

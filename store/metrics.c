@@ -9,7 +9,7 @@ static const double bucket_s[METRICS_NR_BUCKETS] = {
 	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 };
 static const unsigned codes[METRICS_NR_CODES] = {
-	200, 400, 401, 403, 404, 405, 413, 415, 500, 503, 0, 0,
+	200, 400, 401, 403, 404, 405, 413, 415, 500, 503, 303, 0,
 };
 static const char *route_name(unsigned r)
 {
