@@ -25,6 +25,7 @@ static const char *const mlock_names[] = { "off", "onfault", "all", NULL };
 static const char *const damon_stat_names[] = { "off", "keep", NULL };
 /* in the order of enum lru_iface_mode */
 static const char *const iface_names[] = { "auto", "cgroup", "debugfs", NULL };
+static const char *const advised_word[] = { "advised", NULL };
 
 static const struct lru_set_def defs[] = {
 	{ "collection", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
@@ -120,8 +121,11 @@ static const struct lru_set_def defs[] = {
 	  "memcgs to reclaim from (required with reclaim)", NULL },
 	{ "reclaim-exclude", LRU_SET_LIST, F(reclaim_exclude), "", 0, 0, "GLOB",
 	  "memcgs never to reclaim from", NULL },
-	{ "reclaim-older-than", LRU_SET_DURATION, F(reclaim_older_than_ms), "10m", SEC, 30 * DAY, "DUR",
-	  "evict pages idle longer than this", NULL },
+	{ "reclaim-older-than", LRU_SET_DURATION, F(reclaim_older_than_ms), "10m", SEC, 30 * DAY,
+	  "DUR|advised", "evict pages idle longer than this; advised: each memcg's threshold as "
+	  "the store advises it (lrugen fleet advise), none where it advises none", advised_word },
+	{ "reclaim-advice-refresh", LRU_SET_DURATION, F(reclaim_advice_refresh_ms), "10m", MIN, DAY,
+	  "DUR", "with reclaim-older-than = advised: ask the store this often", NULL },
 	{ "reclaim-max-bytes", LRU_SET_SIZE, F(reclaim_max_bytes), "64M", 4 * KIB, 1024 * GIB, "SIZE",
 	  "ask for at most this much per tick, over all memcgs", NULL },
 	{ "reclaim-floor", LRU_SET_SIZE, F(reclaim_floor), "64M", 0, 1024 * GIB, "SIZE",
@@ -208,6 +212,9 @@ static enum lru_err validate(const void *cfg, struct lru_error *err)
 	if (c->reclaim && !c->reclaim_include.n)
 		return lru_fail(err, LRU_EINVAL,
 				"reclaim needs reclaim-include: the memcgs to reclaim from (globs)");
+	if (c->reclaim && c->reclaim_older_than_ms == CFG_ADVISED && !c->store[0])
+		return lru_fail(err, LRU_EINVAL,
+				"reclaim-older-than = advised needs store: the advice comes from it");
 	return LRU_OK;
 }
 

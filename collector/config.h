@@ -30,6 +30,8 @@
 
 enum cfg_mlock { CFG_MLOCK_OFF = 0, CFG_MLOCK_ONFAULT, CFG_MLOCK_ALL };
 enum cfg_damon_stat { CFG_DAMON_STAT_OFF = 0, CFG_DAMON_STAT_KEEP };
+/* reclaim-older-than = advised: each memcg's threshold is the store's advice (advice.h) */
+#define CFG_ADVISED LRU_SET_MS_WORD(0)
 
 struct config {
 	/* collection */
@@ -68,7 +70,8 @@ struct config {
 	bool reclaim;
 	bool reclaim_dry_run;
 	struct lru_set_list reclaim_include, reclaim_exclude;
-	uint64_t reclaim_older_than_ms;
+	uint64_t reclaim_older_than_ms;	/* or CFG_ADVISED */
+	uint64_t reclaim_advice_refresh_ms;
 	uint64_t reclaim_max_bytes;
 	uint64_t reclaim_floor;
 	double reclaim_psi_max;

@@ -65,6 +65,7 @@ struct daemon {
 	struct collect collect;
 	struct aging aging;
 	struct policy policy;
+	struct advice advice;		/* reclaim-older-than = advised */
 	struct stats stats;
 	uint32_t jitter_ms;
 	int64_t next_tick;		/* wall-clock ms */
@@ -356,7 +357,9 @@ static int tick(struct daemon *d)
 	d->stats.lruvecs = snap.nr_lruvecs;
 	rc = keep_snapshot(d, &snap);
 	/* kernel writes only after the snapshot is safe: they change what it describes */
-	policy_run(&d->policy, &d->cfg, &d->collect.iface, &snap, &d->stats);
+	if (d->cfg.reclaim && d->cfg.reclaim_older_than_ms == CFG_ADVISED)
+		advice_refresh(&d->advice, &d->cfg, lru_now_ms());
+	policy_run(&d->policy, &d->cfg, &d->collect.iface, &d->advice, &snap, &d->stats);
 	aging_run(&d->aging, &d->cfg, &d->collect.iface, &snap, &d->stats);
 	metrics_update(d->metrics, &d->cfg, &snap);
 out:
@@ -629,6 +632,7 @@ int main(int argc, char **argv)
 out:
 	metrics_stop(d.metrics);
 	ship_free(d.ship);
+	advice_release(&d.advice);
 	lru_spool_close(d.spool);
 	curl_global_cleanup();
 	conf_release(&lrugend_conf, &d.cfg);

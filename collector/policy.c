@@ -100,7 +100,7 @@ static bool can_write(struct policy *p, const struct config *cfg, const struct l
 }
 
 void policy_run(struct policy *p, const struct config *cfg, const struct lru_iface *ifc,
-		const struct lru_snapshot *snap, struct stats *st)
+		const struct advice *adv, const struct lru_snapshot *snap, struct stats *st)
 {
 	struct lru_select sel = {
 		.include = cfg->reclaim_include.v, .nr_include = cfg->reclaim_include.n,
@@ -132,10 +132,17 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_ifa
 		struct lru_error err;
 		struct lru_cmd cmd;
 
+		uint64_t older = cfg->reclaim_older_than_ms;
+
 		if (!lru_select_path(&sel, m->path) || lru_memcg_dying(snap, m))
 			continue;
+		if (older == CFG_ADVISED && !(older = advice_for(adv, m->path))) {
+			log_debug("reclaim '%s' node %d: the store advises no threshold", m->path,
+				  lv->node);
+			continue;
+		}
 		lru_error_clear(&err);
-		if (lru_cmd_evict_older_than(snap, lv, cfg->reclaim_older_than_ms, swp,
+		if (lru_cmd_evict_older_than(snap, lv, older, swp,
 					     (budget < room ? budget : room) * page, &cmd, &asked,
 					     &err)) {
 			if (err.code != LRU_ENOENT)
@@ -162,9 +169,10 @@ void policy_run(struct policy *p, const struct config *cfg, const struct lru_ifa
 		else
 			st->reclaim_commands_total++;
 		st->reclaim_requested_bytes_total += asked * page;
-		log_info("reclaim '%s' node %d: %s '%s': %s idle longer than %s", m->path, lv->node,
+		log_info("reclaim '%s' node %d: %s '%s': %s idle longer than %s%s", m->path, lv->node,
 			 dry ? "would write" : "wrote", text, lru_fmt_bytes(asked * page, b1, sizeof(b1)),
-			 lru_fmt_duration_exact(cfg->reclaim_older_than_ms, b2, sizeof(b2)));
+			 lru_fmt_duration_exact(older, b2, sizeof(b2)),
+			 cfg->reclaim_older_than_ms == CFG_ADVISED ? " (advised)" : "");
 		budget -= asked;
 		pages[lv->memcg] -= asked;
 		if (!budget)

@@ -7,8 +7,9 @@
  *	- MEMCG_ID NODE SEQ SWAPPINESS NR_TO_RECLAIM
  *
  * where SEQ is the youngest generation whose pages have been idle longer
- * than reclaim_older_than (never one of the two youngest), with these
- * guards:
+ * than reclaim_older_than (never one of the two youngest); with
+ * reclaim_older_than = advised, than the threshold the store advises for
+ * the memcg (advice.h; a memcg without advice is left alone). Guards:
  *
  *  - pressure: nothing is written while "some avg10" of /proc/pressure/memory
  *    or /proc/pressure/io is above reclaim_psi_max percent, or while PSI
@@ -31,6 +32,7 @@
 
 #include <stdbool.h>
 
+#include "advice.h"
 #include "config.h"
 #include "lru_iface.h"
 #include "lru_model.h"
@@ -41,7 +43,8 @@ struct policy {
 	char blocked[LRU_ERRMSG_MAX];	/* why commands cannot be written */
 };
 
+/* One tick's reclaim; adv: the store's advice (used with reclaim_older_than = advised). */
 void policy_run(struct policy *p, const struct config *cfg, const struct lru_iface *ifc,
-		const struct lru_snapshot *snap, struct stats *st);
+		const struct advice *adv, const struct lru_snapshot *snap, struct stats *st);
 
 #endif

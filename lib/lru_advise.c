@@ -139,6 +139,65 @@ int lru_advise_pick(const struct lru_advise_rate r[LRU_FLEET_NR_THRESHOLDS], dou
 	return pick;
 }
 
+void lru_advice_free(struct lru_advice *a, size_t n)
+{
+	for (size_t i = 0; a && i < n; i++)
+		free(a[i].path);
+	free(a);
+}
+
+static int advice_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct lru_advice *)a)->path, ((const struct lru_advice *)b)->path);
+}
+
+enum lru_err lru_advice_from_doc(json_t *doc, struct lru_advice **out, size_t *nr,
+				 struct lru_error *err)
+{
+	json_t *jobs = json_object_get(doc, "jobs"), *j;
+	struct lru_advice *a = calloc(json_array_size(jobs) + 1, sizeof(*a));
+	size_t i, n = 0;
+
+	if (!a)
+		return lru_fail(err, LRU_ENOMEM, "out of memory");
+	json_array_foreach(jobs, i, j) {
+		json_t *t = json_object_get(json_object_get(j, "advice"), "threshold_ms");
+		const char *path = json_string_value(json_object_get(j, "memcg"));
+
+		if (!path || !json_is_integer(t) || json_integer_value(t) <= 0)
+			continue;
+		a[n].threshold_ms = (uint64_t)json_integer_value(t);
+		if (!(a[n].path = strdup(path))) {
+			lru_advice_free(a, n);
+			return lru_fail(err, LRU_ENOMEM, "out of memory");
+		}
+		n++;
+	}
+	if (n > 1)
+		qsort(a, n, sizeof(*a), advice_cmp);
+	*out = a;
+	*nr = n;
+	return LRU_OK;
+}
+
+uint64_t lru_advice_find(const struct lru_advice *a, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+
+	while (path && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(path, a[mid].path);
+
+		if (!c)
+			return a[mid].threshold_ms;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
 enum lru_err lru_advise_parse_slo(const char *s, double *pct, struct lru_error *err)
 {
 	char *end;

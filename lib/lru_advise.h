@@ -40,7 +40,9 @@
 #ifndef LRU_ADVISE_H
 #define LRU_ADVISE_H
 
+#include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lru_err.h"
@@ -105,5 +107,24 @@ int lru_advise_pick(const struct lru_advise_rate r[LRU_FLEET_NR_THRESHOLDS], dou
  * percent of the working set per minute, 0 < slo <= 100.
  */
 enum lru_err lru_advise_parse_slo(const char *s, double *pct, struct lru_error *err);
+
+/* ---- what a store advises (GET /v1/advise), for its readers ---------------------- */
+
+/* One job the store advises a threshold for. */
+struct lru_advice {
+	char *path;		/* memcg path */
+	uint64_t threshold_ms;
+};
+
+/*
+ * The jobs with advice in a /v1/advise document (untrusted: what is not
+ * as documented is left out), sorted by path, into *out (malloc'd; free
+ * with lru_advice_free). LRU_ENOMEM.
+ */
+enum lru_err lru_advice_from_doc(json_t *doc, struct lru_advice **out, size_t *n,
+				 struct lru_error *err);
+/* The advised threshold of path among a (sorted), 0 when none. */
+uint64_t lru_advice_find(const struct lru_advice *a, size_t n, const char *path);
+void lru_advice_free(struct lru_advice *a, size_t n);
 
 #endif

@@ -251,6 +251,11 @@ enum lru_err lru_set_value(void *cfg, const struct lru_set_def *d, const char *s
 		return check_range(d, v, err);
 	}
 	case LRU_SET_DURATION:
+		for (int i = 0; d->choices && i < LRU_SET_MS_WORDS && d->choices[i]; i++)
+			if (!strcasecmp(s, d->choices[i])) {
+				*(uint64_t *)p = LRU_SET_MS_WORD(i);
+				return LRU_OK;
+			}
 		return parse_duration(d, s, p, err);
 	case LRU_SET_SIZE:
 		if (lru_parse_size(s, p, &perr))
@@ -334,9 +339,15 @@ const char *lru_set_format(const void *cfg, const struct lru_set_def *d, char *b
 	case LRU_SET_INT:
 		snprintf(buf, size, "%" PRId64, *(const int64_t *)p);
 		break;
-	case LRU_SET_DURATION:
-		lru_fmt_duration_exact(*(const uint64_t *)p, buf, size);
+	case LRU_SET_DURATION: {
+		uint64_t ms = *(const uint64_t *)p;
+
+		if (d->choices && ms > LRU_SET_MS_WORD(LRU_SET_MS_WORDS))
+			snprintf(buf, size, "%s", d->choices[LRU_SET_MS_WORD(0) - ms]);
+		else
+			lru_fmt_duration_exact(ms, buf, size);
 		break;
+	}
 	case LRU_SET_SIZE:
 		fmt_size(*(const uint64_t *)p, buf, size);
 		break;

@@ -12,7 +12,9 @@
  *   BOOL bool; INT int64_t; DURATION uint64_t ms; SIZE uint64_t bytes;
  *   PERCENT double; STRING char * (owned); LIST struct lru_set_list (owned
  *   strings); DURATIONS struct lru_set_ms_list (owned); ENUM int, the index
- *   in choices. A SECTION is a heading for --help, with no field.
+ *   in choices. A SECTION is a heading for --help, with no field. A
+ *   DURATION with choices also takes those words: choice i is stored as
+ *   LRU_SET_MS_WORD(i) (outside any range) and formatted back as the word.
  *
  * Values: booleans true/yes/on/1 and false/no/off/0 (any case); durations
  * as lru_parse_duration_ms (30s, 2m, 1h, 7d); sizes as lru_parse_size (512K,
@@ -44,6 +46,10 @@ enum lru_set_type {
 	LRU_SET_DURATIONS,	/* struct lru_set_ms_list, each in [min, max] */
 	LRU_SET_ENUM,		/* int index into choices */
 };
+
+/* a DURATION's word choices[i], as its field holds it */
+#define LRU_SET_MS_WORD(i) (UINT64_MAX - (uint64_t)(i))
+#define LRU_SET_MS_WORDS 16
 
 struct lru_set_def {
 	const char *name;

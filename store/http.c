@@ -19,6 +19,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "acache.h"
 #include "auth.h"
 #include "budget.h"
 #include "log.h"
@@ -34,7 +35,11 @@ struct http_server {
 	struct store_ctx *ctx;
 	char *tls_cert, *tls_key;
 	struct budget budget;
+	struct acache answers;		/* GET /v1/advise's, for ADVISE_CACHE_MS */
 };
+
+/* how long an advice answer is served again: it costs a pass over the raw snapshots */
+#define ADVISE_CACHE_MS (60 * 1000)
 
 /* seconds a 503 asks the client to wait (Retry-After) */
 #define RETRY_AFTER_S "5"
@@ -64,6 +69,8 @@ struct request {
 	struct MHD_Connection *conn;
 	uint64_t held;			/* bytes of the memory budget taken */
 	const char *location;		/* a redirect's (login) */
+	bool cached;			/* the answer was kept (acache.h): Age says how long */
+	int64_t age_s;
 	char *set_cookie;		/* the login's cookie; owned */
 };
 
@@ -158,6 +165,12 @@ static enum MHD_Result reply(struct http_server *s, struct MHD_Connection *c,
 	}
 	if (rq->location)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, rq->location);
+	if (rq->cached) {
+		char age[24];
+
+		snprintf(age, sizeof(age), "%" PRId64, rq->age_s);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_AGE, age);
+	}
 	if (rq->set_cookie)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, rq->set_cookie);
 	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
@@ -676,10 +689,11 @@ static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c
 {
 	struct param_check pc = { rq->route, NULL };
 	struct query q = { 0 };
-	char msg[256];
+	char msg[256], key[1024] = "";
 	json_t *doc;
 
-	if (!authorize(s, c, rq, ROLE_READ))
+	/* advice is also for collectors (reclaim-older-than = advised): ingest tokens read it */
+	if (!authorize(s, c, rq, rq->route == LRU_ROUTE_ADVISE ? ROLE_READ | ROLE_INGEST : ROLE_READ))
 		return reply_status(s, c, rq);
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_param, &pc);
 	if (pc.unknown)
@@ -698,12 +712,42 @@ static enum MHD_Result run_query(struct http_server *s, struct MHD_Connection *c
 		return reply_error(s, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", msg);
 	if (rq->route == LRU_ROUTE_LATEST)
 		return reply_latest(s, c, rq, &q);
+	if (rq->route == LRU_ROUTE_ADVISE) {
+		const char *const names[] = { "memcg_glob", "slo", "window", "min_samples" };
+		int64_t age;
+		size_t len, k = 0;
+		char *text;
+
+		for (int i = 0; i < 4; i++) {
+			const char *v = get_arg(c, names[i]);
+
+			/* a length before each value: no two requests share a key */
+			k += (size_t)snprintf(key + k, k < sizeof(key) ? sizeof(key) - k : 0, "%zd:%s|",
+					      v ? (ssize_t)strlen(v) : -1, v ? v : "");
+		}
+		if (k >= sizeof(key))
+			key[0] = '\0';	/* too long to keep: asked afresh */
+		if (key[0] && (text = acache_get(&s->answers, key, q.now_ms, &len, &age))) {
+			if (q.r)
+				db_reader_put(q.db, q.r);
+			rq->age_s = age / 1000;
+			rq->cached = true;
+			return reply(s, c, rq, MHD_HTTP_OK, "application/json", text, len);
+		}
+	}
 	doc = queries[rq->route](&q);
 	if (q.r)
 		db_reader_put(q.db, q.r);
 	if (!doc)
 		return reply_error(s, c, rq, q.status ? (unsigned)q.status : 500, "%s",
 				   q.error[0] ? q.error : "query failed");
+	if (rq->route == LRU_ROUTE_ADVISE && key[0]) {
+		char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+		if (text)
+			acache_put(&s->answers, key, text, strlen(text), q.now_ms);
+		free(text);
+	}
 	return reply_json(s, c, rq, MHD_HTTP_OK, doc);
 }
 
@@ -1085,6 +1129,7 @@ int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, si
 	}
 	s->ctx = ctx;
 	budget_init(&s->budget, cfg->memory_budget);
+	acache_init(&s->answers, ADVISE_CACHE_MS);
 	if (parse_listen(cfg->listen, &ss, errbuf, size))
 		goto fail;
 	if (ss.ss_family == AF_INET6)
@@ -1140,6 +1185,7 @@ int http_start(struct http_server **out, struct store_ctx *ctx, char *errbuf, si
 fail:
 	free(s->tls_cert);
 	free(s->tls_key);
+	acache_release(&s->answers);
 	free(s);
 	return -1;
 }
@@ -1158,5 +1204,6 @@ void http_stop(struct http_server *s)
 		MHD_stop_daemon(s->mhd);
 	free(s->tls_cert);
 	free(s->tls_key);
+	acache_release(&s->answers);
 	free(s);
 }

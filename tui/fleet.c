@@ -39,8 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "lru_client.h"
 #include "lru_pb.h"
 
@@ -65,50 +63,11 @@ struct fleet {
 	int64_t as_of_ms;		/* the last answer's store clock; 0: none */
 	int64_t full_ms;		/* when the last whole fetch was (this clock) */
 	const char *memcg_glob;		/* --memcg-glob (the caller's), or NULL */
-	struct top_advice *advice;	/* by path; owned */
+	struct lru_advice *advice;	/* by path; owned */
 	size_t nr_advice;
 	int64_t advice_ms;		/* when advice was last asked (this clock); 0: never */
 	bool no_advice;			/* the store has no /v1/advise */
 };
-
-static void drop_advice(struct top_advice *a, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(a[i].path);
-	free(a);
-}
-
-static int advice_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct top_advice *)a)->path, ((const struct top_advice *)b)->path);
-}
-
-/* The jobs with advice in a /v1/advise document, sorted by path; -1 out of memory. */
-static int advice_parse(json_t *doc, struct top_advice **out, size_t *nr)
-{
-	json_t *jobs = json_object_get(doc, "jobs"), *j;
-	struct top_advice *a = calloc(json_array_size(jobs) + 1, sizeof(*a));
-	size_t i, n = 0;
-
-	if (!a)
-		return -1;
-	json_array_foreach(jobs, i, j) {
-		json_t *adv = json_object_get(j, "advice"), *t = json_object_get(adv, "threshold_ms");
-		const char *path = json_string_value(json_object_get(j, "memcg"));
-
-		if (!path || !json_is_integer(t) || json_integer_value(t) <= 0)
-			continue;
-		a[n].threshold_ms = (uint64_t)json_integer_value(t);
-		if (!(a[n++].path = strdup(path))) {
-			drop_advice(a, n);
-			return -1;
-		}
-	}
-	qsort(a, n, sizeof(*a), advice_cmp);
-	*out = a;
-	*nr = n;
-	return 0;
-}
 
 /* Ask the store's advice when it is due; what fails keeps the last advice. */
 static void fleet_advice(struct fleet *f, int64_t now)
@@ -118,7 +77,7 @@ static void fleet_advice(struct fleet *f, int64_t now)
 		.route = LRU_ROUTE_ADVISE, .params = params, .nr_params = 1,
 	};
 	struct lru_client_resp resp;
-	struct top_advice *a;
+	struct lru_advice *a;
 	struct lru_error err;
 	json_t *doc = NULL;
 	size_t n;
@@ -133,8 +92,8 @@ static void fleet_advice(struct fleet *f, int64_t now)
 			doc = json_loadb((const char *)resp.body.data, resp.body.len, 0, NULL);
 	}
 	lru_client_resp_release(&resp);
-	if (doc && !advice_parse(doc, &a, &n)) {
-		drop_advice(f->advice, f->nr_advice);
+	if (doc && !lru_advice_from_doc(doc, &a, &n, &err)) {
+		lru_advice_free(f->advice, f->nr_advice);
 		f->advice = a;
 		f->nr_advice = n;
 	}
@@ -308,7 +267,7 @@ static void fleet_free(struct top_source *src)
 	struct fleet *f = (struct fleet *)src;
 
 	drop_snaps(f);
-	drop_advice(f->advice, f->nr_advice);
+	lru_advice_free(f->advice, f->nr_advice);
 	lru_client_free(f->client);
 	lru_client_global_cleanup();
 	free(f);

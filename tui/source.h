@@ -20,17 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lru_advise.h"
 #include "lru_err.h"
 #include "lru_iface.h"
 #include "lru_model.h"
 
 enum top_source_kind { TOP_SRC_LOCAL, TOP_SRC_ROOT, TOP_SRC_REPLAY, TOP_SRC_FLEET };
-
-/* The store's advice for one job (fleet: GET /v1/advise): its advised threshold. */
-struct top_advice {
-	char *path;		/* memcg path */
-	uint64_t threshold_ms;
-};
 
 struct top_frame {
 	const struct lru_snapshot *const *snaps;	/* one per host, owned by the source */
@@ -39,7 +34,7 @@ struct top_frame {
 	size_t index, count;	/* replay: frame index and frame count; else 0, 0 */
 	/* fleet: the jobs the store advises a threshold for, sorted by path
 	   (owned by the source, like snaps); else NULL, 0 */
-	const struct top_advice *advice;
+	const struct lru_advice *advice;
 	size_t nr_advice;
 };
 

@@ -129,22 +129,6 @@ static void stats_add(struct top_stats *a, const struct top_stats *x)
 	a->warnings |= x->warnings;
 }
 
-static int advice_cmp(const void *key, const void *a)
-{
-	return strcmp(key, ((const struct top_advice *)a)->path);
-}
-
-/* The store's advised threshold for path (fleet mode), 0 when there is none. */
-static uint64_t advised_ms(const struct top_view *v, const char *path)
-{
-	const struct top_advice *a;
-
-	if (!v->frame.nr_advice || !path)
-		return 0;
-	a = bsearch(path, v->frame.advice, v->frame.nr_advice, sizeof(*a), advice_cmp);
-	return a ? a->threshold_ms : 0;
-}
-
 static void item_stats(const struct top_view *v, struct top_item *it)
 {
 	const struct lru_lruvec *lv = it->lv;
@@ -166,7 +150,7 @@ static void item_stats(const struct top_view *v, struct top_item *it)
 	s->refault_bps = (uint32_t)(it - v->items) == mc->first_item ? mc->refault_bps : -1;
 	s->nr = 1;
 	s->warnings = lv->warnings;
-	s->adv_ms = advised_ms(v, mc->m->path);
+	s->adv_ms = lru_advice_find(v->frame.advice, v->frame.nr_advice, mc->m->path);
 	s->save = 0;
 	if (s->adv_ms) {
 		lru_ws_lruvec(it->snap, lv, s->adv_ms, LRU_WS_STRICT, &ws);

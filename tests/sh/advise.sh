@@ -119,6 +119,20 @@ check_grep "... the y axis says its unit" '>% of the working set per minute<' "$
 check_grep "plot advise of no job: 'no data'" '>no data<' "$(cat "$tmp/none.svg")"
 check_grep "plot help names advise" "which plot\? capacity, rank or advise" "$("${F[@]}" plot 2>&1)"
 
+# the answer is kept a minute (it costs a pass over the raw snapshots): the same
+# question again is the same document, with its Age
+a1=$(curl -s -D "$tmp/h1" -H "Authorization: Bearer $(cat "$tmp/read.token")" "$STORE_URL/v1/advise?slo=0.3")
+a2=$(curl -s -D "$tmp/h2" -H "Authorization: Bearer $(cat "$tmp/read.token")" "$STORE_URL/v1/advise?slo=0.3")
+check "asked twice: the same answer" "$a1" "$a2"
+check "... the first made afresh (no Age)" 0 "$(grep -ci '^Age:' "$tmp/h1")"
+check_grep "... the second kept (Age)" '^Age: [0-9]+' "$(cat "$tmp/h2")"
+check "... another question is not the kept one" 0 \
+	"$(curl -s -D - -o /dev/null -H "Authorization: Bearer $(cat "$tmp/read.token")" \
+		"$STORE_URL/v1/advise?slo=0.3&window=2d" | grep -ci '^Age:')"
+# collectors read advice with their ingest tokens (reclaim-older-than = advised), nothing else
+check_grep "an ingest token reads /v1/advise" '^200 ' "$(http GET /v1/advise "$tmp/web1.token")"
+check_grep "... not /v1/hosts" '^403 ' "$(http GET /v1/hosts "$tmp/web1.token")"
+
 # the store refuses bad parameters with one clear line
 check_grep "store: bad slo" '^400 .*parameter .slo.: SLO .abc.' "$(http GET '/v1/advise?slo=abc' "$tmp/read.token")"
 check_grep "store: bad min_samples" '^400 .*min_samples' "$(http GET '/v1/advise?min_samples=-3' "$tmp/read.token")"

@@ -114,6 +114,54 @@ run dry "${RECLAIM[@]}" --reclaim-max-bytes 1G --reclaim-dry-run
 check "dry run writes nothing" "" "$(cmds dry)"
 check "dry run logs both" 2 "$(count_lines "would write '- " "$tmp/dry.log")"
 
+# reclaim-older-than = advised: each memcg's threshold as lrugen-store advises it. The
+# store holds advise.sh's fleet: /jobs/web advised 2m, /jobs/batch nothing. The
+# generations here are a hundred times older (20m 10m 6.8m 3.4m): at 2m web's node 1
+# gives gens 3-4 (the two youngest never), at 10m only gen 3.
+. "$(dirname "$0")/advise-fixture.bash"
+awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ *$/ { $2 = $2 * 100; print "          " $0; next } { print }' \
+	"$root/sys/kernel/debug/lru_gen_full" >"$tmp/older" && cp "$tmp/older" "$root/sys/kernel/debug/lru_gen_full"
+advise_spec 31 >"$tmp/advise.spec"
+"$TOOLS/fleetsim" build "$tmp/advise.spec" >"$tmp/advise.pb"
+printf 'tok-ingest-%s\n' "$RANDOM$RANDOM" >"$tmp/ingest.token"
+printf 'tok-read-%s\n' "$RANDOM$RANDOM" >"$tmp/read.token"
+{
+	echo "read-token = $("$LRUGEN_BUILD/lrugen-store" --hash-token <"$tmp/read.token")"
+	echo "ingest-token = $("$LRUGEN_BUILD/lrugen-store" --hash-token <"$tmp/ingest.token") host=*"
+} >"$tmp/tokens.conf"
+"$LRUGEN_BUILD/lrugen-store" --db "$tmp/advise.db" --listen 127.0.0.1:0 --config "$tmp/tokens.conf" \
+	>"$tmp/advstore.log" 2>&1 &
+ADV_PID=$!
+wait_for "lrugen-store listening" 20 grep -q "listening on http" "$tmp/advstore.log"
+ADV_URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$tmp/advstore.log")
+check "the advise fleet stored" '{"accepted":62,"duplicates":0}' \
+	"$(curl -s -H "Authorization: Bearer $(cat "$tmp/ingest.token")" -H 'Content-Type: application/x-protobuf' \
+		--data-binary @"$tmp/advise.pb" "$ADV_URL/v1/snapshots")"
+ADVISED=(--no-age --reclaim --reclaim-include '/jobs/*' --reclaim-swappiness 100 --reclaim-floor 0
+	--reclaim-max-bytes 1G --store "$ADV_URL" --token-file "$tmp/ingest.token")
+run adv "${ADVISED[@]}" --reclaim-older-than advised
+check "advised: web's threshold (2m) and none for batch" "- 3 1 4 100 30731" "$(cmds adv)"
+check_grep "... logged as advised" "reclaim '/jobs/web' node 1: wrote '- 3 1 4 100 30731': .* idle longer than 2m \(advised\)" \
+	"$(cat "$tmp/adv.log")"
+check_grep "... how many memcgs the store advises for" "reclaim: the store advises a threshold for 1 memcg$" \
+	"$(cat "$tmp/adv.log")"
+run adv10 "${ADVISED[@]}" --reclaim-older-than 10m
+check "a fixed 10m: gen 3 only, batch too" "- 3 1 3 100 30731;- 4 0 3 100 33291" "$(cmds adv10)"
+check_rc "advised without a store: a config error" 2 "$LRUGEND" --root "$root" --spool "$tmp/spool" \
+	--output "$tmp/x.pb" --reclaim --reclaim-include '/jobs/*' --reclaim-older-than advised
+check_grep "... said" "reclaim-older-than = advised needs store" \
+	"$("$LRUGEND" --root "$root" --spool "$tmp/spool" --output "$tmp/x.pb" --reclaim \
+		--reclaim-include '/jobs/*' --reclaim-older-than advised 2>&1)"
+check_grep "--print-config says advised" "^reclaim-older-than = advised" \
+	"$("$LRUGEND" --print-config --reclaim-older-than advised --store "$ADV_URL" --spool "$tmp/spool")"
+kill "$ADV_PID"
+wait "$ADV_PID" 2>/dev/null
+run advdown "${ADVISED[@]}" --reclaim-older-than advised
+check "advised, the store down: the tick still succeeds" 0 $?
+check "... nothing reclaimed" "" "$(cmds advdown)"
+check_grep "... said once" "reclaim: cannot read the store's advice .*no memcg is reclaimed from until it comes" \
+	"$(cat "$tmp/advdown.log")"
+
 # counters on /metrics after a reclaiming tick
 start_lrugend "$tmp/m.log" --root "$root" --full --interval 1h --listen 127.0.0.1:0 \
 	"${RECLAIM[@]}" --reclaim-max-bytes 100M

@@ -169,6 +169,42 @@ static void test_slo(void **state)
 	}
 }
 
+/* A store's answer read back: only well-formed advice, sorted, found by path. */
+static void test_advice_doc(void **state)
+{
+	const char *text =
+		"{\"jobs\": [{\"memcg\": \"/b\", \"advice\": {\"threshold_ms\": 120000}},"
+		" {\"memcg\": \"/a\", \"advice\": {\"threshold_ms\": 60000}},"
+		" {\"memcg\": \"/none\", \"advice\": null},"
+		" {\"memcg\": \"/neg\", \"advice\": {\"threshold_ms\": -5}},"
+		" {\"memcg\": \"/str\", \"advice\": {\"threshold_ms\": \"2m\"}},"
+		" {\"memcg\": 7, \"advice\": {\"threshold_ms\": 60000}}, 3, null]}";
+	struct lru_advice *a = NULL;
+	struct lru_error err;
+	json_t *doc = json_loads(text, 0, NULL);
+	size_t n = 99;
+
+	(void)state;
+	assert_non_null(doc);
+	assert_int_equal(lru_advice_from_doc(doc, &a, &n, &err), LRU_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(a[0].path, "/a");
+	assert_int_equal(lru_advice_find(a, n, "/a"), 60000);
+	assert_int_equal(lru_advice_find(a, n, "/b"), 120000);
+	assert_int_equal(lru_advice_find(a, n, "/none"), 0);
+	assert_int_equal(lru_advice_find(a, n, "/c"), 0);
+	assert_int_equal(lru_advice_find(a, n, NULL), 0);
+	assert_int_equal(lru_advice_find(NULL, 0, "/a"), 0);
+	lru_advice_free(a, n);
+	json_decref(doc);
+	/* not a document of the store at all: no advice, no failure */
+	doc = json_loads("[1, 2]", 0, NULL);
+	assert_int_equal(lru_advice_from_doc(doc, &a, &n, &err), LRU_OK);
+	assert_int_equal(n, 0);
+	lru_advice_free(a, n);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_not_pairs),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_slo),
+		cmocka_unit_test(test_advice_doc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

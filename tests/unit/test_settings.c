@@ -9,7 +9,7 @@
 struct demo {
 	bool flag;
 	int64_t count;
-	uint64_t wait_ms, size;
+	uint64_t wait_ms, size, older_ms;
 	double pct;
 	char *name;
 	struct lru_set_list globs;
@@ -18,6 +18,7 @@ struct demo {
 };
 
 static const char *const modes[] = { "off", "on", "auto", NULL };
+static const char *const words[] = { "advised", "never", NULL };
 
 #define F(f) offsetof(struct demo, f)
 static const struct lru_set_def defs[] = {
@@ -31,6 +32,7 @@ static const struct lru_set_def defs[] = {
 	{ "globs", LRU_SET_LIST, F(globs), "/a/*, /b", 0, 0, "GLOB", "globs", NULL },
 	{ "buckets", LRU_SET_DURATIONS, F(buckets), "1m,1h", 1, 86400000, "DUR,...", "ages", NULL },
 	{ "mode", LRU_SET_ENUM, F(mode), "auto", 0, 0, "MODE", "a mode", modes },
+	{ "older", LRU_SET_DURATION, F(older_ms), "10m", 1000, 86400000, "DUR|advised", "T", words },
 };
 #define NR (sizeof(defs) / sizeof(defs[0]))
 
@@ -156,10 +158,39 @@ static void test_values_and_lists(void **state)
 	lru_set_release(&c, defs, NR);
 }
 
+/* A duration that also takes words: each stored apart from every duration, formatted back. */
+static void test_duration_words(void **state)
+{
+	struct demo c;
+	struct lru_error err;
+	char buf[64];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(lru_set_defaults(&c, defs, NR, &err), LRU_OK);
+	assert_int_equal(c.older_ms, 600000);
+	assert_int_equal(lru_set_value(&c, def("older"), "ADVISED", true, &err), LRU_OK);
+	assert_true(c.older_ms == LRU_SET_MS_WORD(0));
+	assert_string_equal(lru_set_format(&c, def("older"), buf, sizeof(buf)), "advised");
+	assert_int_equal(lru_set_value(&c, def("older"), "never", true, &err), LRU_OK);
+	assert_true(c.older_ms == LRU_SET_MS_WORD(1));
+	assert_string_equal(lru_set_format(&c, def("older"), buf, sizeof(buf)), "never");
+	assert_int_equal(lru_set_value(&c, def("older"), "5m", true, &err), LRU_OK);
+	assert_int_equal(c.older_ms, 300000);
+	assert_string_equal(lru_set_format(&c, def("older"), buf, sizeof(buf)), "5m");
+	/* other words and durations out of range are still refused */
+	assert_int_not_equal(lru_set_value(&c, def("older"), "advise", true, &err), LRU_OK);
+	assert_int_not_equal(lru_set_value(&c, def("older"), "2d", true, &err), LRU_OK);
+	/* a duration without words takes none */
+	assert_int_not_equal(lru_set_value(&c, def("wait_ms"), "advised", true, &err), LRU_OK);
+	lru_set_release(&c, defs, NR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_format),
+		cmocka_unit_test(test_duration_words),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_values_and_lists),
