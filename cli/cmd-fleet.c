@@ -36,13 +36,16 @@ static const char usage[] =
 	"              threshold, the smallest T that meets the SLO, and what the\n"
 	"              fleet frees there\n"
 	"              [--memcg-glob G] [--slo 0.2%/min] [--window 7d] [--min-samples N]\n"
-	"  plot KIND   the answer of capacity, rank or advise drawn as an SVG chart\n"
+	"  bands       one job's bytes in each page-age band over time, across its\n"
+	"              hosts: --memcg-glob G [--window 6h] [--step DUR]\n"
+	"  plot KIND   a chart (SVG) of capacity, rank, advise or bands (KIND job)\n"
 	"              (1200x600): --out FILE.svg (- for standard output), then\n"
 	"              KIND's options. capacity: cold, and cold + free, against T\n"
 	"              (every precomputed threshold unless --thresholds); rank: a\n"
 	"              bar of free and cold bytes per host (or node), best first, a\n"
 	"              line at --need; advise: each job's promotion rate against T\n"
-	"              (the 7 most sampled jobs) and the SLO line\n"
+	"              (the 7 most sampled jobs) and the SLO line; job: the bands of\n"
+	"              --memcg-glob G as a heatmap of age by time\n"
 	"\n"
 	"  --store URL        the store (default $LRUGEN_STORE or http://127.0.0.1:7070)\n"
 	"  --token-file FILE  the file holding a read token (without it: the token\n"
@@ -73,26 +76,26 @@ static const char usage[] =
 	"advice errs towards a larger T). MGLRU keeps 4 generations: thresholds\n"
 	"beyond about three aging intervals are not measured, never guessed.\n";
 
-enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_ADVISE, F_NR };
+enum fleet_cmd { F_HOSTS, F_COLD, F_RANK, F_WSS, F_TIMELINE, F_CAPACITY, F_ADVISE, F_BANDS, F_NR };
 
 static const char *const cmd_names[F_NR] = {
-	"hosts", "cold", "rank", "wss", "timeline", "capacity", "advise",
+	"hosts", "cold", "rank", "wss", "timeline", "capacity", "advise", "bands",
 };
 
 enum fleet_opt {
 	O_THRESHOLD = 0x2000, O_BY, O_MEMCG_GLOB, O_LIMIT, O_NEED,
 	O_PER_NODE, O_WINDOW, O_PERCENTILE, O_HOST, O_MEMCG, O_SINCE, O_THRESHOLDS, O_AFTER,
-	O_OUT, O_SLO, O_MIN_SAMPLES,
+	O_OUT, O_SLO, O_MIN_SAMPLES, O_STEP,
 };
 
 /* what each plot draws: the answer of this command */
-static const enum fleet_cmd plot_cmds[LRU_PLOT_NR] = { F_CAPACITY, F_RANK, F_ADVISE };
+static const enum fleet_cmd plot_cmds[LRU_PLOT_NR] = { F_CAPACITY, F_RANK, F_ADVISE, F_BANDS };
 /* a capacity plot without --thresholds: every precomputed one (lru_fleet.h) */
 #define PLOT_THRESHOLDS "1m,2m,5m,10m,30m,1h,6h,24h"
 
 static const enum lru_route routes[F_NR] = {
 	LRU_ROUTE_HOSTS, LRU_ROUTE_COLD, LRU_ROUTE_RANK, LRU_ROUTE_WSS, LRU_ROUTE_TIMELINE,
-	LRU_ROUTE_CAPACITY, LRU_ROUTE_ADVISE,
+	LRU_ROUTE_CAPACITY, LRU_ROUTE_ADVISE, LRU_ROUTE_BANDS,
 };
 
 /* each option's query parameter: a command takes it when its route does (lru_routes.h) */
@@ -105,6 +108,7 @@ static const struct fleet_param {
 	{ O_WINDOW, "window" }, { O_PERCENTILE, "percentile" }, { O_HOST, "host" },
 	{ O_MEMCG, "memcg" }, { O_SINCE, "since" }, { O_AFTER, "after" },
 	{ O_THRESHOLDS, "thresholds" }, { O_SLO, "slo" }, { O_MIN_SAMPLES, "min_samples" },
+	{ O_STEP, "step" },
 };
 #define NR_PARAMS (sizeof(params) / sizeof(params[0]))
 
@@ -502,9 +506,37 @@ static void print_advise(json_t *doc)
 	cli_warning_notes(warned, false, "!");
 }
 
+static void print_bands(json_t *doc)
+{
+	json_t *edges = json_object_get(doc, "band_edges_ms"), *steps = json_object_get(doc, "steps"), *s, *e;
+	int64_t now = json_integer_value(json_object_get(doc, "now_ms"));
+	char b[32];
+	size_t i, k;
+
+	printf("%s: bytes by page age (idle at least), across its hosts; a row every %s\n\n",
+	       cli_esc(str_of(doc, "memcg_glob")), lru_fmt_duration_exact(u64_of(doc, "step_ms"), b, 32));
+	printf("%-9s %5s", "AGO", "HOSTS");
+	json_array_foreach(edges, k, e)
+		printf(" %9s%s", lru_fmt_duration_exact((uint64_t)json_integer_value(e), b, 32),
+		       k + 1 == json_array_size(edges) ? "+" : "");
+	putchar('\n');
+	json_array_foreach(steps, i, s) {
+		int64_t t = json_integer_value(json_object_get(s, "t_ms"));
+		json_t *bytes = json_object_get(s, "bytes");
+
+		printf("-%-8s %5" PRIu64, lru_fmt_duration_exact(now > t ? (uint64_t)(now - t) : 0, b, 32),
+		       u64_of(s, "hosts"));
+		json_array_foreach(edges, k, e)
+			printf(" %9s", json_array_size(bytes) > k ?
+			       lru_fmt_bytes((uint64_t)json_integer_value(json_array_get(bytes, k)), b, 32) : "-");
+		(void)e;
+		putchar('\n');
+	}
+}
+
 static void (*const printers[F_NR])(json_t *doc) = {
 	print_hosts, print_cold, print_rank, print_wss, print_timeline, print_capacity,
-	print_advise,
+	print_advise, print_bands,
 };
 
 /* ---- the command ------------------------------------------------------------------- */
@@ -519,6 +551,7 @@ static int check_value(int opt, const char *v)
 	case O_THRESHOLD:
 	case O_WINDOW:
 	case O_SINCE:
+	case O_STEP:
 		if (lru_parse_duration_ms(v, &x, &err)) {
 			cli_err("%s", err.msg);
 			return -1;
@@ -573,6 +606,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "out", required_argument, NULL, O_OUT },
 		{ "slo", required_argument, NULL, O_SLO },
 		{ "min-samples", required_argument, NULL, O_MIN_SAMPLES },
+		{ "step", required_argument, NULL, O_STEP },
 		CLI_STORE_OPTS,
 		CLI_COMMON_OPTS,
 	};
@@ -622,8 +656,8 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		if (pass)
 			break;
 		if (optind >= argc) {
-			cli_err("fleet: which command? hosts, cold, rank, wss, timeline, capacity, advise "
-				"or plot");
+			cli_err("fleet: which command? hosts, cold, rank, wss, timeline, capacity, advise, "
+				"bands or plot");
 			return cli_usage(usage, true);
 		}
 		if (!strcmp(argv[optind], "plot")) {
@@ -642,7 +676,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 					cli_err("fleet plot: '%s' is not a plot; did you mean '%s'?",
 						argv[optind + 1], near);
 				else
-					cli_err("fleet plot: which plot? capacity, rank or advise");
+					cli_err("fleet plot: which plot? capacity, rank, advise or job");
 				return CLI_USAGE;
 			}
 			optind++;	/* the command is the plot's: its options apply */
@@ -660,7 +694,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 					near);
 			else
 				cli_err("fleet: '%s' is not a command (hosts, cold, rank, wss, timeline, "
-					"capacity, advise, plot)", argv[optind]);
+					"capacity, advise, bands, plot)", argv[optind]);
 			return CLI_USAGE;
 		}
 		argc -= optind;
@@ -671,10 +705,12 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		cli_err("fleet %s: unexpected argument '%s'", cmd_names[cmd], argv[optind]);
 		return CLI_USAGE;
 	}
-	if ((cmd == F_RANK && !value_of(&f, O_NEED)) || (cmd == F_WSS && !value_of(&f, O_MEMCG_GLOB)) ||
+	if ((cmd == F_RANK && !value_of(&f, O_NEED)) ||
+	    ((cmd == F_WSS || cmd == F_BANDS) && !value_of(&f, O_MEMCG_GLOB)) ||
 	    (cmd == F_TIMELINE && !value_of(&f, O_HOST))) {
-		cli_err("fleet %s needs %s", cmd_names[cmd],
-			cmd == F_RANK ? "--need SIZE" : cmd == F_WSS ? "--memcg-glob G" : "--host H");
+		cli_err("fleet %s%s needs %s", plot >= 0 ? "plot " : "",
+			plot >= 0 ? lru_plot_name((enum lru_plot)plot) : cmd_names[cmd],
+			cmd == F_RANK ? "--need SIZE" : cmd == F_TIMELINE ? "--host H" : "--memcg-glob G");
 		return CLI_USAGE;
 	}
 	if (plot >= 0 && (!out || !*out || cli->json)) {

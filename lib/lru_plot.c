@@ -11,7 +11,7 @@
 #include "lru_svg.h"
 #include "lru_units.h"
 
-static const char *const plot_names[LRU_PLOT_NR] = { "capacity", "rank", "advise" };
+static const char *const plot_names[LRU_PLOT_NR] = { "capacity", "rank", "advise", "job" };
 
 const char *lru_plot_name(enum lru_plot kind)
 {
@@ -210,8 +210,75 @@ static enum lru_err plot_advise(json_t *doc, struct lru_buf *svg, struct lru_err
 	return rc;
 }
 
+#define MAX_BANDS 16
+
+static enum lru_err plot_job(json_t *doc, struct lru_buf *svg, struct lru_error *err)
+{
+	json_t *edges = json_object_get(doc, "band_edges_ms"), *steps = json_object_get(doc, "steps"), *s;
+	size_t nr = json_array_size(edges), nc = json_array_size(steps), r, k;
+	double *v = calloc(nr * nc + 1, sizeof(*v)), now = num(doc, "now_ms");
+	char (*cols)[32] = calloc(nc + 1, sizeof(*cols)), rows[MAX_BANDS][48], title[320], sub[256];
+	const char *rowp[MAX_BANDS], **colp = calloc(nc + 1, sizeof(*colp));
+	char a[32], b[32];
+	enum lru_err rc;
+
+	if (!v || !cols || !colp) {
+		rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!nr || nr > MAX_BANDS) {
+		rc = lru_fail(err, LRU_EINVAL, "the answer has no age bands");
+		goto out;
+	}
+	/* band r: from edge r to edge r + 1 (the last: and older) */
+	for (r = 0; r < nr; r++) {
+		uint64_t lo = (uint64_t)json_integer_value(json_array_get(edges, r));
+
+		if (r + 1 == nr)
+			snprintf(rows[r], sizeof(rows[r]), "over %s", lru_fmt_duration_exact(lo, a, 32));
+		else
+			snprintf(rows[r], sizeof(rows[r]), "%s to %s", lru_fmt_duration_exact(lo, a, 32),
+				 lru_fmt_duration_exact((uint64_t)json_integer_value(json_array_get(edges, r + 1)),
+							b, 32));
+		rowp[r] = rows[r];
+	}
+	json_array_foreach(steps, k, s) {
+		json_t *bytes = json_object_get(s, "bytes");
+		double t = num(s, "t_ms");
+
+		snprintf(cols[k], sizeof(cols[k]), "-%s",
+			 lru_fmt_duration_exact(now > t ? (uint64_t)(now - t) : 0, a, 32));
+		colp[k] = cols[k];
+		for (r = 0; r < nr; r++)
+			v[r * nc + k] = json_array_size(bytes) == nr ?
+					json_number_value(json_array_get(bytes, r)) : NAN;
+	}
+	snprintf(title, sizeof(title), "Page age of %s across its hosts",
+		 json_string_value(json_object_get(doc, "memcg_glob")) ?
+		 json_string_value(json_object_get(doc, "memcg_glob")) : "?");
+	snprintf(sub, sizeof(sub), "bytes in each age band, a column every %s over %s (each: the mean "
+		 "host snapshot x its hosts); grey: no snapshot",
+		 lru_fmt_duration_exact((uint64_t)num(doc, "step_ms"), a, 32),
+		 lru_fmt_duration_exact((uint64_t)num(doc, "window_ms"), b, 32));
+	{
+		const struct lru_svg_heatmap c = {
+			.title = title, .subtitle = sub,
+			.x_label = "time (before now)", .y_label = "page age (idle time)",
+			.rows = rowp, .nr_rows = nr, .cols = colp, .nr_cols = nc, .v = v,
+			.unit = LRU_SVG_BYTES,
+		};
+
+		rc = lru_svg_heatmap(svg, &c, err);
+	}
+out:
+	free(v);
+	free(cols);
+	free(colp);
+	return rc;
+}
+
 static enum lru_err (*const plotters[LRU_PLOT_NR])(json_t *, struct lru_buf *, struct lru_error *) = {
-	plot_capacity, plot_rank, plot_advise,
+	plot_capacity, plot_rank, plot_advise, plot_job,
 };
 
 enum lru_err lru_plot_svg(enum lru_plot kind, json_t *doc, struct lru_buf *svg, struct lru_error *err)

@@ -13,6 +13,8 @@
  *   advise    each job's promotion rate (% of its working set per minute)
  *             against T, where measured, and the SLO as a dashed line; the
  *             LRU_PLOT_MAX_JOBS jobs with the most samples (GET /v1/advise)
+ *   job       one job's (memcg glob's) bytes in each page-age band over time
+ *             across its hosts: a heatmap of bands by time (GET /v1/bands)
  */
 #ifndef LRU_PLOT_H
 #define LRU_PLOT_H
@@ -22,7 +24,7 @@
 #include "lru_buf.h"
 #include "lru_err.h"
 
-enum lru_plot { LRU_PLOT_CAPACITY, LRU_PLOT_RANK, LRU_PLOT_ADVISE, LRU_PLOT_NR };
+enum lru_plot { LRU_PLOT_CAPACITY, LRU_PLOT_RANK, LRU_PLOT_ADVISE, LRU_PLOT_JOB, LRU_PLOT_NR };
 
 /* an advise plot draws at most this many jobs (a legend stays readable) */
 #define LRU_PLOT_MAX_JOBS 7

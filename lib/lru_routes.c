@@ -17,6 +17,7 @@ static const struct lru_route_def routes[LRU_ROUTE_NR] = {
 	[LRU_ROUTE_CAPACITY] = { "/v1/capacity", "capacity", false, { "thresholds", NULL } },
 	[LRU_ROUTE_ADVISE] = { "/v1/advise", "advise", false,
 			       { "memcg_glob", "slo", "window", "min_samples", NULL } },
+	[LRU_ROUTE_BANDS] = { "/v1/bands", "bands", false, { "memcg_glob", "window", "step", NULL } },
 	[LRU_ROUTE_LATEST] = { "/v1/latest", "latest", false,
 				   { "host", "memcg_glob", "changed_since", "after", "limit", NULL } },
 	[LRU_ROUTE_METRICS] = { "/metrics", "metrics", false, { NULL } },

@@ -21,6 +21,7 @@ enum lru_route {
 	LRU_ROUTE_TIMELINE,
 	LRU_ROUTE_CAPACITY,
 	LRU_ROUTE_ADVISE,	/* GET /v1/advise: promotion rates, advised thresholds */
+	LRU_ROUTE_BANDS,	/* GET /v1/bands: a job's bytes per age band over time */
 	LRU_ROUTE_LATEST,	/* GET /v1/latest: a SnapshotBatch */
 	LRU_ROUTE_METRICS,	/* GET /metrics, GET /healthz: no token */
 	LRU_ROUTE_HEALTHZ,

@@ -1,4 +1,4 @@
-/* lru_svg.c - line and bar charts as standalone SVG documents (see lru_svg.h). */
+/* lru_svg.c - line, bar and heatmap charts as standalone SVG documents (see lru_svg.h). */
 #include "lru_svg.h"
 
 #include <inttypes.h>
@@ -411,5 +411,93 @@ enum lru_err lru_svg_bars(struct lru_buf *out, const struct lru_svg_bar_chart *c
 	}
 	for (size_t k = 0; k < c->nr_stack; k++)
 		legend(&d, &f, k, c->stack[k], true, false);
+	return close_doc(&d);
+}
+
+/* a shade from white (f = 0) to the first palette colour's darkest (f = 1) */
+static void shade(char buf[8], double f)
+{
+	static const int dark[3] = { 0x08, 0x30, 0x6b };
+	int rgb[3];
+
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	for (int i = 0; i < 3; i++)
+		rgb[i] = (int)lround(255 - f * (255 - dark[i]));
+	snprintf(buf, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+enum lru_err lru_svg_heatmap(struct lru_buf *out, const struct lru_svg_heatmap *c,
+			     struct lru_error *err)
+{
+	struct doc d = { out, err, LRU_OK };
+	struct frame f = { .w = c->width > 0 ? c->width : 1200, .h = c->height > 0 ? c->height : 600 };
+	double hi = 0, cw, rh;
+	size_t any = 0, every;
+	char col[8], v1[96], v2[64];
+
+	if (!c->nr_rows || !c->rows || (c->nr_cols && (!c->cols || !c->v)))
+		return lru_fail(err, LRU_EINVAL, "a heatmap needs its rows, columns and values");
+	f.left = 150, f.top = 75, f.right = f.w - 180, f.bottom = f.h - 75;
+	for (size_t i = 0; i < c->nr_rows * c->nr_cols; i++)
+		if (isfinite(c->v[i])) {
+			hi = fmax(hi, c->v[i]);
+			any++;
+		}
+	cw = c->nr_cols ? (double)(f.right - f.left) / (double)c->nr_cols : 0;
+	rh = (double)(f.bottom - f.top) / (double)c->nr_rows;
+	open_doc(&d, &f, c->title, c->subtitle);
+	for (size_t r = 0; r < c->nr_rows; r++) {
+		double y = f.bottom - (double)(r + 1) * rh;
+
+		put(&d, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", f.left - 8, y + rh / 2 + 4);
+		text(&d, c->rows[r], LABEL_CHARS / 2);
+		put(&d, "</text>\n");
+		for (size_t k = 0; k < c->nr_cols; k++) {
+			double v = c->v[r * c->nr_cols + k];
+
+			if (isfinite(v))
+				shade(col, hi > 0 ? v / hi : 0);
+			else
+				snprintf(col, sizeof(col), "#eeeeee");
+			put(&d, "<rect class=\"cell\" data-row=\"");
+			text(&d, c->rows[r], 0);
+			put(&d, "\" data-col=\"");
+			text(&d, c->cols[k], 0);
+			put(&d, "\" data-v=\"%.17g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			    "fill=\"%s\"><title>", v, f.left + (double)k * cw, y, cw + 0.3, rh + 0.3, col);
+			text(&d, c->rows[r], 0);
+			put(&d, " at ");
+			text(&d, c->cols[k], 0);
+			put(&d, ": %s</title></rect>\n",
+			    isfinite(v) ? fmt_value(v1, sizeof(v1), c->unit, v, true) : "no data");
+		}
+	}
+	/* about eight column labels */
+	every = c->nr_cols > 8 ? (c->nr_cols + 7) / 8 : 1;
+	for (size_t k = 0; k < c->nr_cols; k += every) {
+		put(&d, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", f.left + ((double)k + 0.5) * cw,
+		    f.bottom + 22);
+		text(&d, c->cols[k], LABEL_CHARS / 2);
+		put(&d, "</text>\n");
+	}
+	put(&d, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n"
+	    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">", f.left, f.top,
+	    f.right - f.left, f.bottom - f.top, (f.left + f.right) / 2, f.bottom + 48);
+	text(&d, c->x_label, 0);
+	put(&d, "</text>\n<text transform=\"translate(22,%d) rotate(-90)\" text-anchor=\"middle\" "
+	    "font-weight=\"bold\">", (f.top + f.bottom) / 2);
+	text(&d, c->y_label, 0);
+	put(&d, "</text>\n");
+	if (!any)
+		no_data(&d, &f);
+	/* the scale: five shades and what they stand for */
+	for (int i = 0; i <= 4; i++) {
+		int y = f.top + 10 + (4 - i) * 28;
+
+		shade(col, i / 4.0);
+		put(&d, "<rect class=\"scale\" x=\"%d\" y=\"%d\" width=\"22\" height=\"20\" fill=\"%s\" "
+		    "stroke=\"#999999\"/><text x=\"%d\" y=\"%d\">%s</text>\n", f.right + 20, y, col,
+		    f.right + 50, y + 15, fmt_value(v2, sizeof(v2), c->unit, hi * i / 4.0, false));
+	}
 	return close_doc(&d);
 }

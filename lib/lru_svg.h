@@ -1,7 +1,8 @@
 /*
  * lru_svg.h - charts as standalone SVG documents: a line chart (curves of
- * points over a linear or log x axis) and a bar chart (horizontal stacked
- * bars, one a label, with an optional marker line). What `lrugen fleet
+ * points over a linear or log x axis), a bar chart (horizontal stacked
+ * bars, one a label, with an optional marker line) and a heatmap (rows by
+ * columns of shaded cells). What `lrugen fleet
  * plot` writes; a web page can inline them. No script, no reference to
  * anything outside the document.
  *
@@ -76,6 +77,25 @@ struct lru_svg_bar_chart {
 };
 
 /*
+ * A heatmap: rows (bottom to top) by columns (left to right), each cell
+ * shaded by its value from white (0) to the darkest at the largest value,
+ * light grey where there is none (NAN). Each cell is an element of class
+ * "cell" with data-row, data-col (the column's label) and data-v (the
+ * exact value) and a tooltip; a scale at the right says what the shades are.
+ */
+struct lru_svg_heatmap {
+	const char *title, *subtitle;
+	const char *x_label, *y_label;	/* what the columns and the rows are */
+	const char *const *rows;	/* nr_rows row names, bottom to top */
+	size_t nr_rows;
+	const char *const *cols;	/* nr_cols column names (ticks: every few) */
+	size_t nr_cols;
+	const double *v;		/* v[row * nr_cols + col] */
+	enum lru_svg_unit unit;		/* of the values */
+	int width, height;		/* 0: 1200, 600 */
+};
+
+/*
  * Append the chart's document to out (out->data[out->len] is a NUL, not
  * counted). LRU_EINVAL (a bad chart), LRU_ENOMEM, LRU_ERANGE.
  */
@@ -83,5 +103,7 @@ enum lru_err lru_svg_lines(struct lru_buf *out, const struct lru_svg_line_chart 
 			   struct lru_error *err);
 enum lru_err lru_svg_bars(struct lru_buf *out, const struct lru_svg_bar_chart *c,
 			  struct lru_error *err);
+enum lru_err lru_svg_heatmap(struct lru_buf *out, const struct lru_svg_heatmap *c,
+			     struct lru_error *err);
 
 #endif

@@ -613,6 +613,7 @@ static json_t *(*const queries[LRU_ROUTE_NR])(struct query *q) = {
 	[LRU_ROUTE_TIMELINE] = query_timeline,
 	[LRU_ROUTE_CAPACITY] = query_capacity,
 	[LRU_ROUTE_ADVISE] = query_advise,
+	[LRU_ROUTE_BANDS] = query_bands,
 };
 
 struct param_check {

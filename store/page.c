@@ -57,6 +57,22 @@ static int head(struct lru_buf *b, const char *title, int refresh)
 			      style);
 }
 
+/* The values a chart draws: points, bar segments, heatmap cells with a value (lru_svg.h). */
+static size_t count_values(const char *svg)
+{
+	static const char *const kinds[] = { "class=\"pt\"", "class=\"seg\"", "class=\"cell\"" };
+	size_t n = 0;
+
+	for (size_t k = 0; svg && k < 3; k++)
+		for (const char *p = strstr(svg, kinds[k]); p; p = strstr(p + 1, kinds[k])) {
+			const char *v = strstr(p, " data-v=\""), *end = strchr(p, '>');
+
+			/* a cell without a value says nan */
+			n += k < 2 || !v || !end || v > end || strncmp(v + 9, "nan", 3);
+		}
+	return n;
+}
+
 /*
  * One section: the query's answer drawn, or its error said. The section
  * says which (data-status) and how many values its chart holds
@@ -86,10 +102,8 @@ static int section(struct query *q, struct lru_buf *b, const char *id, const cha
 		     put_text(b, title) || put(b, "</h2><p class=\"err\">") ||
 		     put_text(b, q->error[0] ? q->error : "the query failed") || put(b, "</p></section>\n");
 	} else {
-		size_t points = 0;
+		size_t points = count_values((const char *)svg.data);
 
-		for (const char *p = (const char *)svg.data; p && (p = strstr(p, " data-series=")); p++)
-			points++;
 		rc = lru_buf_printf(b, NULL, "<section id=\"%s\" data-status=\"ok\" data-points=\"%zu\"><h2>",
 				    id, points) ||
 		     put_text(b, title) || put(b, "</h2>\n") ||
@@ -109,6 +123,7 @@ int page_render(struct query *q, const struct page_params *p, struct lru_buf *ht
 	struct args rank = { { "need", "threshold", "limit" },
 			     { p->need ? p->need : "1G", p->threshold, "20" } };
 	struct args adv = { { "memcg_glob" }, { p->memcg_glob } };
+	struct args job = { { "memcg_glob" }, { p->memcg_glob } };
 	int refresh = p->refresh ? atoi(p->refresh) : REFRESH_DEFAULT;
 	json_t *capacity = NULL;
 	char when[64], title[96], need[32];
@@ -131,10 +146,12 @@ int page_render(struct query *q, const struct page_params *p, struct lru_buf *ht
 	     section(q, html, "rank", title, query_rank, LRU_PLOT_RANK, &rank, NULL) ||
 	     section(q, html, "advise", "Advice: promotion rate against the threshold", query_advise,
 		     LRU_PLOT_ADVISE, &adv, NULL) ||
+	     (p->memcg_glob && section(q, html, "job", "The job's page age over time", query_bands,
+				       LRU_PLOT_JOB, &job, NULL)) ||
 	     lru_buf_printf(html, NULL, "<p class=\"meta\" id=\"meta\">%" JSON_INTEGER_FORMAT
 			    " hosts; drawn %s; refreshed every %d s (refresh=); rank: need=, "
-			    "threshold=; advice: memcg_glob=. The same charts: lrugen fleet plot "
-			    "capacity|rank|advise.</p>\n</body></html>\n",
+			    "threshold=; advice and the job's page age: memcg_glob=. The same charts: "
+			    "lrugen fleet plot capacity|rank|advise|job.</p>\n</body></html>\n",
 			    json_integer_value(json_object_get(capacity, "hosts")), when, refresh);
 	json_decref(capacity);
 	if (rc)

@@ -4,8 +4,9 @@
  * script; and the login page that gets a browser there.
  *
  * The page runs the queries of capacity, rank (need=, threshold=) and
- * advise (memcg_glob=) on the caller's query (query.h) and draws each one's
- * answer; a query that fails shows its error in its section. It refreshes
+ * advise (memcg_glob=), and with memcg_glob= that job's age bands (the job
+ * plot), on the caller's query (query.h) and draws each one's answer; a
+ * query that fails shows its error in its section. It refreshes
  * itself every refresh= seconds (60; 5 to 3600) with a meta refresh.
  *
  * Browsers and tokens: a browser cannot send "Authorization: Bearer". The

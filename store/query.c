@@ -36,7 +36,7 @@ enum {
 	S_PATHS_ALL, S_WSS_ROWS, S_HOST_ID, S_TIMELINE, S_PATH_BY_ID, S_LATEST, S_LATEST_HOST,
 	S_EXPORT, S_EXPORT_ROLLUPS,
 	S_RANK_HOSTS = 16, S_RANK_NODES = S_RANK_HOSTS + NR_T, S_COUNT_HOSTS = S_RANK_NODES + NR_T,
-	S_COUNT_NODES = S_COUNT_HOSTS + NR_T, S_EXPORT_FIRST = S_COUNT_NODES + NR_T, S_ADVISE,
+	S_COUNT_NODES = S_COUNT_HOSTS + NR_T, S_EXPORT_FIRST = S_COUNT_NODES + NR_T, S_RAW_SCAN,
 };
 
 #define COLD_SELECT "cold_1m, cold_2m, cold_5m, cold_10m, cold_30m, cold_1h, cold_6h, cold_24h"
@@ -1996,10 +1996,16 @@ static int adv_lruvec(struct advise *a, struct adv_job *j, const struct lru_flee
 	return 0;
 }
 
-/* One raw snapshot row: host, boot_id, taken_ms, page_size, data[, paths]. */
-static int adv_snapshot(struct query *q, struct advise *a, const struct row *row)
+/*
+ * Each lruvec of a raw row (host, boot_id, taken_ms, page_size, data[, paths],
+ * as raw_scan() reads them) whose memcg matches glob, to fn with the row's
+ * time and page size. A corrupt blob (refused at ingest) is skipped, as the
+ * other queries do. 0, or -1 out of memory or what fn answered.
+ */
+static int raw_lruvecs(struct query *q, const struct row *row, struct map *cache, const char *glob,
+		       int (*fn)(void *arg, const struct tl_path *tp, const struct lru_fleet_lruvec *lv,
+				 int64_t taken, uint32_t page), void *arg)
 {
-	const char *host = row_str(row, 0), *boot = row_str(row, 1);
 	int64_t taken = row_i64(row, 2);
 	uint32_t page = (uint32_t)row_u64(row, 3);
 	const char **paths = NULL;
@@ -2009,6 +2015,33 @@ static int adv_snapshot(struct query *q, struct advise *a, const struct row *row
 	size_t nr_paths = 0, len;
 	const void *blob = row_blob(row, 4, &len);
 	int rc = 0;
+
+	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
+		return 0;
+	if (q->ch && row_paths(row, 5, &paths, &nr_paths))
+		return -1;
+	while (!rc && lru_fleet_unpack_next(&r, &lv, &err) > 0) {
+		struct tl_path *tp = path_of(q, cache, &lv, paths, nr_paths, glob);
+
+		rc = !tp ? -1 : tp->match ? fn(arg, tp, &lv, taken, page) : 0;
+	}
+	free(paths);
+	return rc;
+}
+
+static int adv_each(void *arg, const struct tl_path *tp, const struct lru_fleet_lruvec *lv,
+		    int64_t taken, uint32_t page)
+{
+	struct advise *a = arg;
+	struct adv_job *j = adv_job(a, tp);
+
+	return !j || adv_lruvec(a, j, lv, taken, page) ? -1 : 0;
+}
+
+/* One raw snapshot row: a new host or boot starts pairs afresh. */
+static int adv_snapshot(struct query *q, struct advise *a, const struct row *row)
+{
+	const char *host = row_str(row, 0), *boot = row_str(row, 1);
 
 	if (!a->nr_hosts || strcmp(a->hosts[a->nr_hosts - 1], host)) {
 		if (a->nr_hosts == a->alloc_hosts) {
@@ -2030,23 +2063,7 @@ static int adv_snapshot(struct query *q, struct advise *a, const struct row *row
 		snprintf(a->boot, sizeof(a->boot), "%s", boot);
 	}
 	a->rows++;
-	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
-		return 0;	/* a corrupt blob was refused at ingest; skip it as the other queries do */
-	if (q->ch && row_paths(row, 5, &paths, &nr_paths))
-		return -1;
-	while (!rc && lru_fleet_unpack_next(&r, &lv, &err) > 0) {
-		struct tl_path *tp = path_of(q, &a->paths, &lv, paths, nr_paths, a->glob);
-		struct adv_job *j;
-
-		if (!tp) {
-			rc = -1;
-		} else if (tp->match) {
-			j = adv_job(a, tp);
-			rc = !j || adv_lruvec(a, j, &lv, taken, page) ? -1 : 0;
-		}
-	}
-	free(paths);
-	return rc;
+	return raw_lruvecs(q, row, &a->paths, a->glob, adv_each, a);
 }
 
 static int adv_visit(struct query *q, void *arg, const struct row *r)
@@ -2054,8 +2071,12 @@ static int adv_visit(struct query *q, void *arg, const struct row *r)
 	return adv_snapshot(q, arg, r) ? -1 : 0;
 }
 
-/* Every raw snapshot in the window, host by host in time order. */
-static int adv_scan(struct query *q, struct advise *a)
+/*
+ * Every raw snapshot taken since since_ms, host by host in time order, to
+ * visit: rows of host, boot_id, taken_ms, page_size, data[, paths].
+ */
+static int raw_scan(struct query *q, int64_t since_ms,
+		    int (*visit)(struct query *q, void *arg, const struct row *r), void *arg)
 {
 	sqlite3_stmt *st = NULL;
 	struct lru_buf sql;
@@ -2067,21 +2088,21 @@ static int adv_scan(struct query *q, struct advise *a)
 		if (lru_buf_printf(&sql, NULL, "SELECT host, boot_id, taken_ms, page_size, data, paths "
 				   "FROM %s FINAL WHERE taken_ms >= %" PRId64 " ORDER BY host, taken_ms, "
 				   "boot_id, seq", ch_table(q->ch, "snapshots", tbl, sizeof(tbl)),
-				   a->since_ms > 0 ? a->since_ms : 0) ||
+				   since_ms > 0 ? since_ms : 0) ||
 		    lru_buf_append(&sql, "", 1, NULL)) {
 			lru_buf_release(&sql);
 			return bad(q, 500, "out of memory"), -1;
 		}
 	} else {
-		st = db_stmt(q->r, S_ADVISE,
+		st = db_stmt(q->r, S_RAW_SCAN,
 			"SELECT h.name, s.boot_id, s.taken_ms, s.page_size, s.data FROM snapshots s "
 			"JOIN hosts h ON h.id = s.host_id WHERE s.taken_ms >= ?1 "
 			"ORDER BY s.host_id, s.taken_ms, s.id");
 		if (!st)
 			return db_error(q), -1;
-		sqlite3_bind_int64(st, 1, a->since_ms);
+		sqlite3_bind_int64(st, 1, since_ms);
 	}
-	rc = scan_rows(q, (const char *)sql.data, st, adv_visit, a);
+	rc = scan_rows(q, (const char *)sql.data, st, visit, arg);
 	lru_buf_release(&sql);
 	return rc;
 }
@@ -2268,7 +2289,7 @@ json_t *query_advise(struct query *q)
 	map_init(&a.paths);
 	map_init(&a.jobs);
 	map_init(&a.prev);
-	if (!adv_scan(q, &a))
+	if (!raw_scan(q, a.since_ms, adv_visit, &a))
 		doc = adv_doc(q, &a, window);
 	map_release(&a.prev, free);
 	map_release(&a.jobs, adv_job_free);
@@ -2276,6 +2297,143 @@ json_t *query_advise(struct query *q)
 	for (size_t i = 0; i < a.nr_hosts; i++)
 		free(a.hosts[i]);
 	free(a.hosts);
+	return doc;
+}
+
+/* ---- bands ------------------------------------------------------------------------------- */
+
+/* age bands: [0, 1m), [1m, 2m) ... [24h, inf): the fixed thresholds' edges */
+#define NR_BANDS (NR_T + 1)
+#define BANDS_MAX_STEPS 1000
+
+struct bands {
+	const char *glob;
+	int64_t since_ms;
+	uint64_t step_ms;
+	size_t nr_steps;
+	struct band_step {
+		uint64_t bytes[NR_BANDS];	/* summed over the step's host snapshots */
+		uint64_t samples;		/* host snapshots with the job */
+		uint64_t hosts;			/* distinct hosts */
+		size_t last_host;		/* the last host counted (+1) */
+	} *steps;
+	size_t host;			/* hosts seen (the scan goes host by host) */
+	char last[256];
+	struct map paths;
+};
+
+/* the bytes of each band in one lruvec, added to sum */
+static int bands_each(void *arg, const struct tl_path *tp, const struct lru_fleet_lruvec *lv,
+		      int64_t taken, uint32_t page)
+{
+	uint64_t *sum = arg, above;
+	struct lru_fleet_cold c;
+
+	(void)tp;
+	(void)taken;
+	lru_fleet_lruvec_cold(&lv->lv, page, &c);
+	above = c.total;
+	for (unsigned k = 0; k < NR_T; k++) {
+		uint64_t cold = c.cold[k] < above ? c.cold[k] : above;
+
+		sum[k] = lru_sat_add_u64(sum[k], above - cold);
+		above = cold;
+	}
+	sum[NR_T] = lru_sat_add_u64(sum[NR_T], above);
+	sum[NR_BANDS] = 1;	/* the job is in this snapshot */
+	return 0;
+}
+
+static int bands_visit(struct query *q, void *arg, const struct row *row)
+{
+	struct bands *b = arg;
+	const char *host = row_str(row, 0);
+	int64_t taken = row_i64(row, 2);
+	uint64_t sum[NR_BANDS + 1] = { 0 };
+	struct band_step *st;
+	size_t s;
+
+	if (taken < b->since_ms)
+		return 0;
+	s = (size_t)((uint64_t)(taken - b->since_ms) / b->step_ms);
+	if (s >= b->nr_steps)
+		return 0;
+	if (strncmp(b->last, host, sizeof(b->last) - 1)) {
+		snprintf(b->last, sizeof(b->last), "%s", host);
+		b->host++;
+	}
+	if (raw_lruvecs(q, row, &b->paths, b->glob, bands_each, sum))
+		return -1;
+	if (!sum[NR_BANDS])
+		return 0;
+	st = &b->steps[s];
+	for (unsigned k = 0; k < NR_BANDS; k++)
+		st->bytes[k] = lru_sat_add_u64(st->bytes[k], sum[k]);
+	st->samples++;
+	if (st->last_host != b->host) {
+		st->last_host = b->host;
+		st->hosts++;
+	}
+	return 0;
+}
+
+json_t *query_bands(struct query *q)
+{
+	struct bands b = { .glob = q->arg(q->ctx, "memcg_glob") };
+	json_t *doc, *steps, *edges;
+	uint64_t window, step;
+
+	if (!b.glob || !*b.glob)
+		return bad(q, 400, "parameter 'memcg_glob' is required (a memcg path pattern)");
+	if (param_duration(q, "window", 6 * 3600000ull, &window) ||
+	    param_duration(q, "step", 0, &step))
+		return NULL;
+	if (!window)
+		return bad(q, 400, "parameter 'window': at least 1ms");
+	if (!step)
+		step = window / 60 < 60000 ? 60000 : window / 60;
+	if (window / step > BANDS_MAX_STEPS)
+		return bad(q, 400, "parameter 'step': at most %d steps a window", BANDS_MAX_STEPS);
+	b.step_ms = step;
+	b.nr_steps = (size_t)((window + step - 1) / step);
+	b.since_ms = lru_sat_sub_i64(q->now_ms, lru_sat_i64(b.nr_steps * step));
+	b.steps = calloc(b.nr_steps, sizeof(*b.steps));
+	if (!b.steps)
+		return bad(q, 500, "out of memory");
+	map_init(&b.paths);
+	doc = NULL;
+	if (!raw_scan(q, b.since_ms, bands_visit, &b)) {
+		doc = json_object();
+		set_str(doc, "memcg_glob", b.glob);
+		set_u64(doc, "window_ms", window);
+		set_u64(doc, "step_ms", step);
+		set_int(doc, "since_ms", b.since_ms);
+		set_int(doc, "now_ms", q->now_ms);
+		edges = json_array();
+		json_array_append_new(edges, json_integer(0));
+		for (unsigned k = 0; k < NR_T; k++)
+			json_array_append_new(edges, json_integer((json_int_t)lru_fleet_threshold_ms(k)));
+		json_object_set_new(doc, "band_edges_ms", edges);
+		steps = json_array();
+		for (size_t i = 0; i < b.nr_steps; i++) {
+			const struct band_step *st = &b.steps[i];
+			json_t *o = json_object(), *bytes = json_array();
+
+			set_int(o, "t_ms", b.since_ms + (int64_t)(i * step));
+			set_u64(o, "hosts", st->hosts);
+			set_u64(o, "samples", st->samples);
+			/* the job's bytes across its hosts: the mean of a host snapshot, times hosts */
+			for (unsigned k = 0; st->samples && k < NR_BANDS; k++)
+				json_array_append_new(bytes, json_integer((json_int_t)lru_sat_i64(
+					(uint64_t)((double)st->bytes[k] / (double)st->samples *
+						   (double)st->hosts))));
+			json_object_set_new(o, "bytes", bytes);
+			json_array_append_new(steps, o);
+		}
+		json_object_set_new(doc, "steps", steps);
+	}
+	map_release(&b.paths, tl_path_free);
+	free(b.steps);
 	return doc;
 }
 

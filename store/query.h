@@ -72,6 +72,8 @@ json_t *query_timeline(struct query *q);
 json_t *query_capacity(struct query *q);
 /* GET /v1/advise: promotion rates and the advised threshold per job (lru_advise.h) */
 json_t *query_advise(struct query *q);
+/* GET /v1/bands: one job's bytes per age band over time, across its hosts (the job plot) */
+json_t *query_bands(struct query *q);
 /* 0 with *out (malloc'd, the caller frees) of *len bytes; -1 with status and error. */
 int query_latest(struct query *q, uint64_t max_bytes, bool gzip, uint8_t **out, size_t *len);
 

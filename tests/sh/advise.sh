@@ -117,7 +117,7 @@ check "... the SLO across the measured thresholds" "60000 0.2 120000 0.2" \
 check_grep "... the y axis says its unit" '>% of the working set per minute<' "$(cat "$tmp/advise.svg")"
 "${F[@]}" plot advise --memcg-glob /nothing --out "$tmp/none.svg" >/dev/null
 check_grep "plot advise of no job: 'no data'" '>no data<' "$(cat "$tmp/none.svg")"
-check_grep "plot help names advise" "which plot\? capacity, rank or advise" "$("${F[@]}" plot 2>&1)"
+check_grep "plot help names advise" "which plot\? capacity, rank, advise or job" "$("${F[@]}" plot 2>&1)"
 
 # the answer is kept a minute (it costs a pass over the raw snapshots): the same
 # question again is the same document, with its Age
@@ -132,6 +132,30 @@ check "... another question is not the kept one" 0 \
 # collectors read advice with their ingest tokens (reclaim-older-than = advised), nothing else
 check_grep "an ingest token reads /v1/advise" '^200 ' "$(http GET /v1/advise "$tmp/web1.token")"
 check_grep "... not /v1/hosts" '^403 ' "$(http GET /v1/hosts "$tmp/web1.token")"
+
+# bands: the job's bytes by page age across its hosts. One step over every snapshot:
+# 2 hosts, 62 host snapshots; [2m, 5m) holds gen 10 (20000 pages a host); [1m, 2m)
+# gen 11 (5000 - 50 i, i = 0..30: a mean of 4250 a host); [0, 1m) gens 12 and 13
+# (3000 + 50 i: 3750)
+json=$("${F[@]}" bands --json --memcg-glob /jobs/web --window 40m --step 40m)
+check "bands: one step, both hosts, every snapshot" '[1,2,62]' "$(jq -c '[(.steps | length), .steps[0].hosts, .steps[0].samples]' <<<"$json")"
+check "bands: the bytes of each band" "[$((3750 * 2 * PAGE)),$((4250 * 2 * PAGE)),$((20000 * 2 * PAGE)),0,0,0,0,0,0]" \
+	"$(jq -c '.steps[0].bytes' <<<"$json")"
+check "bands: the band edges" '[0,60000,120000,300000,600000,1800000,3600000,21600000,86400000]' \
+	"$(jq -c '.band_edges_ms' <<<"$json")"
+out=$("${F[@]}" bands --memcg-glob /jobs/web --window 40m --step 40m)
+check_grep "bands table" '^-40m +2 +29\.3 MiB +33\.2 MiB +156\.2 MiB +0 B ' "$out"
+check_rc "bands without --memcg-glob" 2 "${F[@]}" bands
+check_grep "bands: too many steps" '^400 .*at most 1000 steps' \
+	"$(http GET '/v1/bands?memcg_glob=*&window=7d&step=1s' "$tmp/read.token")"
+"${F[@]}" plot job --memcg-glob /jobs/web --window 40m --step 40m --out "$tmp/job.svg" >/dev/null
+check "plot job: well-formed" "" "$(xmllint --noout "$tmp/job.svg" 2>&1)"
+check "... renders at 1200 x 600" 0 "$(renders "$tmp/job.svg" "1200 600"; echo $?)"
+check "... a cell per band, the values of --json" "$(jq -r '.steps[0].bytes[]' <<<"$json" | paste -sd' ')" \
+	"$(grep -o 'class="cell" data-row="[^"]*" data-col="[^"]*" data-v="[^"]*"' "$tmp/job.svg" |
+		sed 's/.*data-v="\([^"]*\)"/\1/' | paste -sd' ')"
+check_grep "plot job without --memcg-glob: said" "fleet plot job needs --memcg-glob G" \
+	"$("${F[@]}" plot job --out "$tmp/x.svg" 2>&1)"
 
 # the store refuses bad parameters with one clear line
 check_grep "store: bad slo" '^400 .*parameter .slo.: SLO .abc.' "$(http GET '/v1/advise?slo=abc' "$tmp/read.token")"

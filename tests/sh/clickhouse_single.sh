@@ -47,6 +47,11 @@ QUERIES=(/v1/hosts /v1/cold '/v1/cold?by=node' '/v1/cold?by=memcg'
 	'/v1/rank?need=1G' '/v1/capacity?thresholds=1m,30m,24h' '/v1/timeline?host=par00003&memcg=*'
 	'/v1/advise' '/v1/advise?memcg_glob=/jobs/*&min_samples=1&slo=1')
 parity " on one server" "${QUERIES[@]}"
+# bands: one step over the whole history (steps are cut at the query's own now)
+bands() { q "$1" '/v1/bands?memcg_glob=/jobs/*&window=3h&step=3h' | jq -c '.steps | map(del(.t_ms))'; }
+b_sq=$(bands "$SQ_URL")
+check "bands: the same on both backends" "$b_sq" "$(bands "$A_URL")"
+check "... with every snapshot of the jobs in it" true "$(jq '.[0].samples > 100' <<<"$b_sq")"
 check "advise's parity compares advice (the history is aged every step)" true \
 	"$(q "$A_URL" '/v1/advise?min_samples=1&slo=1' | jq '[.jobs[].advice | select(. != null)] | length > 2')"
 

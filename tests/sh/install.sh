@@ -74,7 +74,7 @@ comp() {
 }
 check "bash: commands" "age cmd doctor dump enable evict fleet help show wss" "$(comp lrugen lrugen '')"
 check "bash: a prefix" "enable evict" "$(comp lrugen lrugen e)"
-check "bash: fleet's commands" "advise capacity cold hosts plot rank timeline wss" "$(comp lrugen lrugen fleet '')"
+check "bash: fleet's commands" "advise bands capacity cold hosts plot rank timeline wss" "$(comp lrugen lrugen fleet '')"
 check "bash: a command's flags" "--threshold --thresholds" "$(comp lrugen lrugen fleet cold --thr)"
 check "bash: files after fleet plot's --out" "$tmp/r61" "$(comp lrugen lrugen fleet plot rank --out "$tmp/r6")"
 check "bash: memcg paths from lrugen show, with the line's --root" "/jobs/batch /jobs/web" \

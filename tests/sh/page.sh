@@ -44,6 +44,8 @@ check_grep "refresh=: another interval" '<meta http-equiv="refresh" content="300
 	"$(http GET '/?refresh=300' "$tmp/read.token")"
 check_grep "memcg_glob=: advice for those only" 'advise ok 0$' \
 	"$(sections "$(http GET '/?memcg_glob=/nothing' "$tmp/read.token")")"
+check_grep "memcg_glob=: the job's page age too" '^job ok [1-9]' \
+	"$(sections "$(http GET '/?memcg_glob=/jobs/web' "$tmp/read.token")")"
 check_grep "a bad need: that chart says why, the others draw" 'rank error' \
 	"$(sections "$(http GET '/?need=lots' "$tmp/read.token")")"
 check_grep "an unknown parameter: 400" '^400 .*unknown parameter .frob.' "$(http GET '/?frob=1' "$tmp/read.token")"

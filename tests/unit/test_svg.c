@@ -129,12 +129,48 @@ static void test_bars(void **state)
 	lru_buf_release(&b);
 }
 
+static void test_heatmap(void **state)
+{
+	const char *rows[] = { "young", "<old>&" }, *cols[] = { "-2m", "-1m", "now" };
+	const double v[] = { 1024, 0, NAN, 4096, 2048, 1e6 };
+	struct lru_svg_heatmap c = {
+		.title = "t", .x_label = "time", .y_label = "age",
+		.rows = rows, .nr_rows = 2, .cols = cols, .nr_cols = 3, .v = v, .unit = LRU_SVG_BYTES,
+	};
+	struct lru_buf b;
+	struct lru_error err;
+
+	(void)state;
+	lru_buf_init(&b);
+	assert_int_equal(lru_svg_heatmap(&b, &c, &err), LRU_OK);
+	assert_int_equal(count(&b, "class=\"cell\""), 6);
+	assert_true(has(&b, "data-row=\"young\" data-col=\"-2m\" data-v=\"1024\""));
+	assert_true(has(&b, "data-row=\"&lt;old&gt;&amp;\" data-col=\"now\" data-v=\"1000000\""));
+	assert_false(has(&b, "<old>"));
+	/* the largest value is the darkest; no value is grey; zero is white */
+	assert_true(has(&b, "data-v=\"1000000\" x=") && has(&b, "fill=\"#08306b\""));
+	assert_true(has(&b, "data-v=\"nan\"") && has(&b, "fill=\"#eeeeee\""));
+	assert_true(has(&b, "data-v=\"0\"") && has(&b, "fill=\"#ffffff\""));
+	assert_int_equal(count(&b, "class=\"scale\""), 5);
+	assert_false(has(&b, ">no data<"));
+	/* nothing to shade: "no data" */
+	b.len = 0;
+	c.nr_cols = 0;
+	assert_int_equal(lru_svg_heatmap(&b, &c, &err), LRU_OK);
+	assert_true(has(&b, ">no data<"));
+	/* no rows: refused */
+	c.nr_rows = 0;
+	assert_int_equal(lru_svg_heatmap(&b, &c, &err), LRU_EINVAL);
+	lru_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_empty_and_invalid),
 		cmocka_unit_test(test_bars),
+		cmocka_unit_test(test_heatmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

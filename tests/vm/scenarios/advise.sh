@@ -4,9 +4,17 @@
 # real kernel: a job whose pages come back at a known rate gets the promotion
 # rate that rate implies, a job whose cold pages never come back gets advice.
 #
-# One guest runs lrugen-store and lrugend (--interval 40s --no-jitter: four
-# generations then span ~120 s, so 1m is measured and 2m is not) for ~11.5
-# minutes of guest time; every workload is bound to node 1:
+# One guest runs lrugen-store and lrugend (--interval 36s --no-jitter) for
+# ~11.5 minutes of guest time; every workload is bound to node 1. At each
+# read the generations are ~36, 72 and 108 s old (the oldest's successor at
+# 108 s, its own age unknown), so 1m is measured (72 > 60) and 2m is not
+# (108 < 120). At 40 s the oldest's successor is 120 s old give or take the
+# timer's wake-up and the aging's delay (tens of ms), and 2m was measured in
+# the pairs where the read came late (1 of 18 in a run; with min_samples
+# pairs of them /jobs/periodic would be advised 2m from pairs with no
+# re-touch in them). Besides, the first aging may come late (lrugend skips
+# generations younger than interval - age-margin, those made at memcg
+# creation), and a pair or two can then be cold at 2m: below min_samples 5.
 #
 # /jobs/periodic  16 MiB written every 5 minutes (--hot 16 --cold 0 --period
 #                 300000), plus a hot 8 MiB (every 100 ms) and a never-touched
@@ -30,10 +38,11 @@ VM_SWAP=256M
 # then the queries and results; QEMU is killed after VM_TIMEOUT
 VM_TIMEOUT=900
 
-ADVISE_INTERVAL=${ADVISE_INTERVAL:-40s}
+ADVISE_INTERVAL=${ADVISE_INTERVAL:-36s}
 ADVISE_PERIOD_MS=${ADVISE_PERIOD_MS:-300000}	# /jobs/periodic's 16 MiB comes back this often
 ADVISE_RUN_S=${ADVISE_RUN_S:-690}		# lrugend runs until this long after it started
 ADVISE_MIN_SAMPLES=${ADVISE_MIN_SAMPLES:-5}
+ADVISE_TOLERANCE=${ADVISE_TOLERANCE:-15}	# % around /jobs/periodic's expected promotion rate
 
 scenario_guest() {
 	echo "INTERVAL=$ADVISE_INTERVAL PERIOD_MS=$ADVISE_PERIOD_MS RUN_S=$ADVISE_RUN_S MIN_SAMPLES=$ADVISE_MIN_SAMPLES"
@@ -140,10 +149,11 @@ scenario_check() {
 	[[ -n $periodic && -n $steady ]] || return
 
 	# the figures, for the log
+	sed 's/^/  | /' "$r/advise.txt"
 	for j in periodic steady; do
 		jq -r --arg j "/jobs/$j" '.jobs[] | select(.memcg == $j) |
 			"  \(.memcg): hosts \(.hosts) samples \(.samples) pairs \(.pairs) advice \(.advice.threshold_ms // "none")" +
-			(if .advice then " cold_now \(.advice.cold_bytes_now / 1048576 * 10 | round / 10) MiB" else " (\(.reason))" end),
+			(if .advice then " cold_now \((.advice.cold_bytes_now // 0) / 1048576 * 10 | round / 10) MiB" else " (\(.reason))" end),
 			(.rates[0:3][] | "    \(.threshold_ms / 1000)s: pairs \(.pairs) measured \(.measured) promoted/min \(.promoted_bytes_per_min // "-") working_set \(.working_set_bytes // "-") pct/min \(.pct_per_min // "-")")' \
 			"$r/advise.json"
 	done
@@ -179,10 +189,13 @@ scenario_check() {
 		"measured $(awk -v e="$job" 'BEGIN { printf "%.2f", e / 1048576 }') MiB/min" \
 		"(store: $(awk -v e="$per_lruvec" 'BEGIN { printf "%.2f", e / 1048576 }') MiB/min per lruvec x" \
 		"$(awk -v a="$ms_all" -v m="$ms1" 'BEGIN { printf "%.2f", a / m }') lruvec-minutes per minute)"
-	vm_assert_ge "/jobs/periodic 1m: promoted bytes/min >= expected $expect - 35%" "$job" \
-		"$(awk -v e="$expect" 'BEGIN { printf "%.0f", e * 0.65 }')"
-	vm_assert_le "/jobs/periodic 1m: promoted bytes/min <= expected $expect + 35%" "$job" \
-		"$(awk -v e="$expect" 'BEGIN { printf "%.0f", e * 1.35 }')"
+	# each re-touch promotes exactly its 16 MiB (4096 pages, measured to the
+	# page in every run so far): 15% is room for a touch split over two pairs
+	# or a few other pages of the job used again, not for a wrong estimate
+	vm_assert_ge "/jobs/periodic 1m: promoted bytes/min >= expected $expect - ${ADVISE_TOLERANCE}%" "$job" \
+		"$(awk -v e="$expect" -v p="$ADVISE_TOLERANCE" 'BEGIN { printf "%.0f", e * (100 - p) / 100 }')"
+	vm_assert_le "/jobs/periodic 1m: promoted bytes/min <= expected $expect + ${ADVISE_TOLERANCE}%" "$job" \
+		"$(awk -v e="$expect" -v p="$ADVISE_TOLERANCE" 'BEGIN { printf "%.0f", e * (100 + p) / 100 }')"
 	promoted_pct=$(jq '.rates[0].pct_per_min // 0' <<<"$periodic")
 	vm_assert_eq "/jobs/periodic 1m: far above the SLO (>= 2%/min; $promoted_pct)" 1 \
 		"$(awk -v p="$promoted_pct" 'BEGIN { print (p >= 2) }')"
