@@ -16,10 +16,11 @@ _lrugen_flags()
 }
 
 # _lrugen_commands PROGRAM [ARGS...]: the names in the 'commands:' block of its help
+# (with LRUGEN_BLOCK set, in the block of that heading: 'plot kinds')
 _lrugen_commands()
 {
-	"$@" --help 2>/dev/null | awk '/^commands:/ { f = 1; next } f && /^$/ { exit }
-		f && /^  [a-z]/ { print $1 }'
+	"$@" --help 2>/dev/null | awk -v h="${LRUGEN_BLOCK:-commands}:" '$0 == h { f = 1; next }
+		f && /^$/ { exit } f && /^  [a-z]/ { print $1 }'
 }
 
 # _lrugen_memcgs LRUGEN [--root DIR] [--interface I]: the memcg paths it reads
@@ -57,7 +58,7 @@ _lrugen_value()
 
 _lrugen()
 {
-	local prog=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= sub= i w
+	local prog=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= sub= kind= i w
 	local -a base=("$prog")
 
 	COMPREPLY=()
@@ -77,6 +78,8 @@ _lrugen()
 				cmd=$w
 			elif [[ $cmd == fleet && -z $sub ]]; then
 				sub=$w
+			elif [[ $sub == plot && -z $kind ]]; then
+				kind=$w
 			fi ;;
 		esac
 	done
@@ -93,6 +96,8 @@ _lrugen()
 		mapfile -t COMPREPLY < <(compgen -W "$(_lrugen_commands "$prog")" -- "$cur")
 	elif [[ $cmd == fleet && -z $sub && $cur != -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$(_lrugen_commands "$prog" fleet)" -- "$cur")
+	elif [[ $sub == plot && -z $kind && $cur != -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(LRUGEN_BLOCK='plot kinds' _lrugen_commands "$prog" fleet)" -- "$cur")
 	elif [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$(_lrugen_flags "$prog" "$cmd")" -- "$cur")
 	elif [[ $cmd == dump ]]; then

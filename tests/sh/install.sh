@@ -77,6 +77,8 @@ check "bash: a prefix" "enable evict" "$(comp lrugen lrugen e)"
 check "bash: fleet's commands" "advise bands capacity cold hosts plot rank timeline wss" "$(comp lrugen lrugen fleet '')"
 check "bash: a command's flags" "--threshold --thresholds" "$(comp lrugen lrugen fleet cold --thr)"
 check "bash: files after fleet plot's --out" "$tmp/r61" "$(comp lrugen lrugen fleet plot rank --out "$tmp/r6")"
+check "bash: fleet plot's kinds" "advise capacity job rank" "$(comp lrugen lrugen fleet plot '')"
+check "bash: after the kind, its command's flags" "--need" "$(comp lrugen lrugen fleet plot rank --nee)"
 check "bash: memcg paths from lrugen show, with the line's --root" "/jobs/batch /jobs/web" \
 	"$(comp lrugen lrugen --root "$tmp/r61" wss --memcg /jobs/)"
 check "bash: lrugen-top's flags (through the link)" "--readonly --replay" "$(comp lrugen-top lrugen-top --re)"
@@ -97,6 +99,7 @@ if command -v zsh >/dev/null; then
 	check_grep "zsh: a command's flags" "--age-first .*--interpolate" "$(zcomp lrugen wss --)"
 	check "zsh: files after --config" "FILES" "$(zcomp lrugend --config '')"
 	check "zsh: files after fleet plot's --out" "FILES" "$(zcomp lrugen fleet plot rank --out '')"
+	check "zsh: fleet plot's kinds" "advise capacity job rank" "$(zcomp lrugen fleet plot '')"
 else
 	fail "zsh is missing (scripts/install-deps installs it)"
 fi
