@@ -15,8 +15,13 @@ static void test_routes(void **state)
 
 		assert_non_null(d->path);
 		assert_int_equal(lru_route_find(d->path), r);
-		assert_int_equal(d->post, r == LRU_ROUTE_INGEST);
+		assert_int_equal(d->post, r == LRU_ROUTE_INGEST || r == LRU_ROUTE_LOGIN);
 	}
+	assert_int_equal(lru_route_find("/"), LRU_ROUTE_PAGE);
+	assert_int_equal(lru_route_find("/login"), LRU_ROUTE_LOGIN);
+	assert_true(lru_route_takes(LRU_ROUTE_ADVISE, "min_samples"));
+	assert_true(lru_route_takes(LRU_ROUTE_BANDS, "step"));
+	assert_false(lru_route_takes(LRU_ROUTE_PAGE, "token"));
 	assert_int_equal(lru_route_find("/v1/nothing"), LRU_ROUTE_NR);
 	assert_int_equal(lru_route_find("/v1/hosts/"), LRU_ROUTE_NR);
 	assert_string_equal(lru_route(LRU_ROUTE_LATEST)->path, "/v1/latest");
