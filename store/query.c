@@ -1882,6 +1882,9 @@ struct adv_job {
 	size_t nr_latest, alloc_latest;
 	int pick;			/* the advised threshold, -1 none */
 	uint32_t warnings;		/* LRU_WARN_* of its lruvecs in the window */
+	/* host-time measured at each T: the pairs of rows (host snapshots) in
+	   which some lruvec of the job was measured, each counted once */
+	uint64_t host_ms[NR_T], host_row[NR_T];
 };
 
 /* The previous snapshot of one lruvec of the host being scanned. */
@@ -1982,7 +1985,16 @@ static int adv_lruvec(struct advise *a, struct adv_job *j, const struct lru_flee
 	snprintf(key, sizeof(key), "%" PRIu64 "/%" PRIu64 "/%d", lv->path_id, lv->ino, lv->lv.node);
 	p = map_get_str(&a->prev, key);
 	if (p) {
+		uint64_t before[NR_T];
+
+		memcpy(before, j->acc.pairs, sizeof(before));
 		lru_advise_pair(&j->acc, &p->lv, p->taken, &lv->lv, taken, page);
+		/* the host's time measured at T: once a row, whatever its lruvecs (nodes) */
+		for (unsigned k = 0; k < NR_T; k++)
+			if (j->acc.pairs[k] != before[k] && j->host_row[k] != a->rows) {
+				j->host_row[k] = a->rows;
+				j->host_ms[k] += (uint64_t)(taken - p->taken);
+			}
 	} else {
 		p = calloc(1, sizeof(*p));
 		if (!p || map_put_str(&a->prev, key, p)) {
@@ -2205,10 +2217,12 @@ static json_t *adv_doc(struct query *q, struct advise *a, uint64_t window)
 			set_u64(x, "threshold_ms", lru_fleet_threshold_ms(k));
 			set_u64(x, "pairs", r[k].pairs);
 			json_object_set_new(x, "measured", json_boolean(r[k].measured));
-			if (r[k].pairs) {
-				json_object_set_new(x, "promoted_bytes_per_min",
-						    json_real(r[k].promoted_per_min));
-				set_u64(x, "working_set_bytes", (uint64_t)r[k].hot_avg);
+			if (r[k].pairs && j->host_ms[k]) {
+				/* per host running the job: its lruvecs summed, over host-time */
+				json_object_set_new(x, "promoted_bytes_per_min", json_real(
+					(double)j->acc.promoted[k] * 60000.0 / (double)j->host_ms[k]));
+				set_u64(x, "working_set_bytes",
+					(uint64_t)((double)j->acc.hot_ms[k] / (double)j->host_ms[k]));
 			}
 			if (r[k].measured)
 				json_object_set_new(x, "pct_per_min", json_real(r[k].pct_per_min));
