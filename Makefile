@@ -126,8 +126,8 @@ $(O)/tests/unit/test_conf.o: ALL_CFLAGS += -Idaemon
 $(O)/tests/test_conf: $(O)/tests/unit/test_conf.o $(DAEMON_OBJS) $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
-# the store client's tests link libcurl
-$(O)/tests/test_client: $(O)/tests/unit/test_client.o $(TEST_HELPER_OBJS) $(LIBA)
+# the store client's tests link libcurl, and so do lru_advise's (it asks a store)
+$(O)/tests/test_client $(O)/tests/test_advise: $(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(NET_LIBS)
 
 # test tools: small programs the shell tests drive (test servers, generators).

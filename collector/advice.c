@@ -11,27 +11,6 @@
 /* an answer of the store may be this long */
 #define ADVICE_MAX_BODY (16u << 20)
 
-/* One glob's advice into *out: LRU_OK, or an error said in err. */
-static enum lru_err ask(struct lru_client *client, const char *glob, struct lru_advice **out,
-			size_t *n, struct lru_error *err)
-{
-	const struct lru_client_param params[] = { { "memcg_glob", glob } };
-	const struct lru_client_req rq = { .route = LRU_ROUTE_ADVISE, .params = params, .nr_params = 1 };
-	struct lru_client_resp resp;
-	enum lru_err rc = lru_client_do(client, &rq, &resp, err);
-	json_t *doc = NULL;
-
-	if (!rc)
-		rc = lru_client_check(&resp, err);
-	if (!rc && !(doc = json_loadb((const char *)resp.body.data, resp.body.len, 0, NULL)))
-		rc = lru_fail(err, LRU_EPROTO, "the store's answer to /v1/advise is not JSON");
-	if (!rc)
-		rc = lru_advice_from_doc(doc, out, n, err);
-	json_decref(doc);
-	lru_client_resp_release(&resp);
-	return rc;
-}
-
 static int cmp_advice(const void *a, const void *b)
 {
 	return strcmp(((const struct lru_advice *)a)->path, ((const struct lru_advice *)b)->path);
@@ -59,8 +38,9 @@ static enum lru_err ask_all(const struct config *cfg, struct lru_advice **out, s
 	for (size_t g = 0; !rc && g < cfg->reclaim_include.n; g++) {
 		struct lru_advice *a = NULL, *grown;
 		size_t k = 0;
+		long status;
 
-		rc = ask(client, cfg->reclaim_include.v[g], &a, &k, err);
+		rc = lru_advice_get(client, cfg->reclaim_include.v[g], &a, &k, &status, err);
 		if (rc)
 			break;
 		grown = realloc(all, (n + k + 1) * sizeof(*all));

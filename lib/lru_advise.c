@@ -180,6 +180,27 @@ enum lru_err lru_advice_from_doc(json_t *doc, struct lru_advice **out, size_t *n
 	return LRU_OK;
 }
 
+enum lru_err lru_advice_get(struct lru_client *client, const char *glob, struct lru_advice **out,
+			    size_t *n, long *status, struct lru_error *err)
+{
+	const struct lru_client_param params[] = { { "memcg_glob", glob } };
+	const struct lru_client_req rq = { .route = LRU_ROUTE_ADVISE, .params = params, .nr_params = 1 };
+	struct lru_client_resp resp;
+	enum lru_err rc = lru_client_do(client, &rq, &resp, err);
+	json_t *doc = NULL;
+
+	*status = resp.status;
+	if (!rc)
+		rc = lru_client_check(&resp, err);
+	if (!rc && !(doc = json_loadb((const char *)resp.body.data, resp.body.len, 0, NULL)))
+		rc = lru_fail(err, LRU_EPROTO, "the store's answer to /v1/advise is not JSON");
+	if (!rc)
+		rc = lru_advice_from_doc(doc, out, n, err);
+	json_decref(doc);
+	lru_client_resp_release(&resp);
+	return rc;
+}
+
 uint64_t lru_advice_find(const struct lru_advice *a, size_t n, const char *path)
 {
 	size_t lo = 0, hi = n;

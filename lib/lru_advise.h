@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lru_client.h"
 #include "lru_err.h"
 #include "lru_fleet.h"
 #include "lru_model.h"
@@ -123,6 +124,14 @@ struct lru_advice {
  */
 enum lru_err lru_advice_from_doc(json_t *doc, struct lru_advice **out, size_t *n,
 				 struct lru_error *err);
+/*
+ * Ask a store (GET /v1/advise?memcg_glob=glob; glob NULL: every job) through
+ * client and read its answer into *out as lru_advice_from_doc does.
+ * *status is the HTTP status (0: no answer). LRU_OK, or the error said.
+ */
+enum lru_err lru_advice_get(struct lru_client *client, const char *glob, struct lru_advice **out,
+			    size_t *n, long *status, struct lru_error *err);
+
 /* The advised threshold of path among a (sorted), 0 when none. */
 uint64_t lru_advice_find(const struct lru_advice *a, size_t n, const char *path);
 void lru_advice_free(struct lru_advice *a, size_t n);

@@ -52,7 +52,6 @@
 #define FLEET_MAX_MEM (1024u << 20)
 #define FLEET_FULL_MS (5 * 60 * 1000)
 #define FLEET_ADVICE_MS (60 * 1000)
-#define FLEET_ADVICE_MAX_BODY (64u << 20)
 
 struct fleet {
 	struct top_source base;
@@ -72,32 +71,21 @@ struct fleet {
 /* Ask the store's advice when it is due; what fails keeps the last advice. */
 static void fleet_advice(struct fleet *f, int64_t now)
 {
-	const struct lru_client_param params[] = { { "memcg_glob", f->memcg_glob } };
-	const struct lru_client_req rq = {
-		.route = LRU_ROUTE_ADVISE, .params = params, .nr_params = 1,
-	};
-	struct lru_client_resp resp;
 	struct lru_advice *a;
 	struct lru_error err;
-	json_t *doc = NULL;
+	long status;
 	size_t n;
 
 	if (f->no_advice || (f->advice_ms && now - f->advice_ms < FLEET_ADVICE_MS))
 		return;
 	f->advice_ms = now;
-	if (lru_client_do(f->client, &rq, &resp, &err) == LRU_OK) {
-		if (resp.status == 404)
-			f->no_advice = true;
-		else if (resp.status == 200 && resp.body.len <= FLEET_ADVICE_MAX_BODY)
-			doc = json_loadb((const char *)resp.body.data, resp.body.len, 0, NULL);
-	}
-	lru_client_resp_release(&resp);
-	if (doc && !lru_advice_from_doc(doc, &a, &n, &err)) {
+	if (!lru_advice_get(f->client, f->memcg_glob, &a, &n, &status, &err)) {
 		lru_advice_free(f->advice, f->nr_advice);
 		f->advice = a;
 		f->nr_advice = n;
+	} else if (status == 404) {
+		f->no_advice = true;
 	}
-	json_decref(doc);
 }
 
 static void drop_snaps(struct fleet *f)
