@@ -379,9 +379,11 @@ check_grep "... the history counted (through ch1-2)" '"samples": [1-9]' "$before
 stop_fe W
 start_fe W "${ST[@]}" --clickhouse-url "$CH_1_1_HTTP" --clickhouse-rollup-after 1s \
 	--maintenance-interval 1s || { finish; exit 1; }
+# the three hours with samples (they start at minute 7 of hour NOW/HOUR-4): not the hour
+# before them, marked only when the oldest raw day holds it (not at 04:xx UTC, its day before)
 rolled_hours() {
 	[[ $(chq "SELECT uniqExact(hour) FROM stale.wss_hours_local WHERE part = 1 AND
-		hour >= $((NOW / HOUR - 5)) AND hour < $((NOW / HOUR - 1))" "$CH_1_1_HTTP") == 4 ]]
+		hour >= $((NOW / HOUR - 4)) AND hour < $((NOW / HOUR - 1))" "$CH_1_1_HTTP") == 3 ]]
 }
 wait_for "its hours rolled up through ch1-1" 60 rolled_hours && pass
 check "... every sample counted, none from the lagging replica only" "$before" \
