@@ -86,6 +86,7 @@ bool lru_advise_pair(struct lru_advise_acc *acc, const struct lru_lruvec *a, int
 			continue;
 		}
 		acc->promoted[k] = lru_sat_add_u64(acc->promoted[k], promoted);
+		acc->cold[k] = lru_sat_add_u64(acc->cold[k], cold);
 		acc->hot_ms[k] += (lru_advise_u128)(total - (cold < total ? cold : total)) * (uint64_t)dt;
 		acc->ms[k] = lru_sat_add_u64(acc->ms[k], (uint64_t)dt);
 		acc->pairs[k]++;
@@ -93,9 +94,28 @@ bool lru_advise_pair(struct lru_advise_acc *acc, const struct lru_lruvec *a, int
 	return true;
 }
 
+void lru_advise_reclaim(struct lru_advise_acc *acc, uint64_t stolen, uint64_t refaulted)
+{
+	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
+		uint64_t off = stolen;
+
+		if (!acc->pairs[k])
+			continue;
+		off = off < acc->cold[k] ? off : acc->cold[k];
+		off = off < acc->promoted[k] ? off : acc->promoted[k];
+		acc->promoted[k] -= off;
+		acc->evicted[k] = lru_sat_add_u64(acc->evicted[k], off);
+		acc->promoted[k] = lru_sat_add_u64(acc->promoted[k], refaulted);
+		acc->refaulted[k] = lru_sat_add_u64(acc->refaulted[k], refaulted);
+	}
+}
+
 void lru_advise_acc_add(struct lru_advise_acc *dst, const struct lru_advise_acc *src)
 {
 	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
+		dst->cold[k] = lru_sat_add_u64(dst->cold[k], src->cold[k]);
+		dst->evicted[k] = lru_sat_add_u64(dst->evicted[k], src->evicted[k]);
+		dst->refaulted[k] = lru_sat_add_u64(dst->refaulted[k], src->refaulted[k]);
 		dst->promoted[k] = lru_sat_add_u64(dst->promoted[k], src->promoted[k]);
 		dst->hot_ms[k] += src->hot_ms[k];
 		dst->ms[k] = lru_sat_add_u64(dst->ms[k], src->ms[k]);

@@ -21,10 +21,19 @@
  *   needed. So promoted(T) = sum over types of max(0, bytes(<= K at a) -
  *   bytes(<= K at b)), and hot(T) at a is the lruvec's bytes minus the cold.
  *
+ * Reclaim (lru_advise_reclaim), from the memcg's memory.stat between a and
+ * b: pages reclaimed (pgsteal) left the oldest generations first, so at
+ * each T the bytes reclaimed, up to what was cold and what decreased, are
+ * taken off the promoted ones (evicted, not used); pages refaulted
+ * (workingset_refault_*) were evicted and used again, promotions from
+ * memory that was given up: added at every T measured, their age not being
+ * known (an upper bound).
+ *
  * What it cannot know, and how the answer says so:
- *   - evicted and freed pages count as promoted: an upper bound where reclaim
- *     ran or processes exited (never an understatement: the advice errs on
- *     the side of a larger T, which frees less);
+ *   - freed pages count as promoted (and evicted ones where the collector
+ *     read no memory.stat): an upper bound where processes exited (never an
+ *     understatement: the advice errs on the side of a larger T, which
+ *     frees less);
  *   - pages a read(2) adds to the oldest generation hide as many promotions;
  *   - T is measured only where some generation is cold at T. MGLRU keeps at
  *     most 4 generations (MAX_NR_GENS): at an aging pace P the second-oldest
@@ -71,6 +80,9 @@ struct lru_advise_acc {
 	uint64_t ms[LRU_FLEET_NR_THRESHOLDS];		/* ms of the pairs measured at T */
 	uint64_t pairs[LRU_FLEET_NR_THRESHOLDS];	/* pairs measured at T */
 	uint64_t merged[LRU_FLEET_NR_THRESHOLDS];	/* pairs not measured at T: merged away */
+	uint64_t cold[LRU_FLEET_NR_THRESHOLDS];		/* bytes cold at T at a, pairs measured */
+	uint64_t evicted[LRU_FLEET_NR_THRESHOLDS];	/* bytes not promoted: reclaimed */
+	uint64_t refaulted[LRU_FLEET_NR_THRESHOLDS];	/* bytes promoted: refaulted */
 	uint64_t pairs_seen;				/* pairs looked at */
 };
 
@@ -82,6 +94,16 @@ struct lru_advise_acc {
  */
 bool lru_advise_pair(struct lru_advise_acc *acc, const struct lru_lruvec *a, int64_t ta,
 		     const struct lru_lruvec *b, int64_t tb, uint32_t page_size);
+
+/*
+ * What memory.stat says happened between the snapshots of the pairs in acc:
+ * those of one memcg's lruvecs (every node) in one pair of host snapshots,
+ * acc holding nothing else. stolen: bytes reclaimed (pgsteal's increase x
+ * page size); refaulted: bytes refaulted (workingset_refault_anon + _file).
+ * At each T measured in acc, min(stolen, cold, promoted) moves from
+ * promoted to evicted, then refaulted is added to promoted.
+ */
+void lru_advise_reclaim(struct lru_advise_acc *acc, uint64_t stolen, uint64_t refaulted);
 
 void lru_advise_acc_add(struct lru_advise_acc *dst, const struct lru_advise_acc *src);
 

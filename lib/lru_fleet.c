@@ -12,6 +12,7 @@
 #define LV_WARNINGS 0x20	/* lruvec flag: its LRU_WARN_* bits follow its first seq */
 #define LV_FLAGS 0x3f		/* every flag and the generation count */
 #define WARN_VERSION 1
+#define MEMCG_SECTION 0x4d	/* 'M': the memcgs' reclaim counters follow the lruvecs */
 
 static const struct {
 	uint64_t ms;
@@ -131,6 +132,46 @@ void lru_fleet_rows_release(struct lru_fleet_rows *rows)
 
 /* ---- packed generations ------------------------------------------------ */
 
+/* a memcg whose reclaim counters are written: it has some (absent ones are 0) */
+static bool memcg_counted(const struct lru_memcg *m)
+{
+	return m->has_stats && (m->stats.pgsteal || m->stats.refault_anon || m->stats.refault_file);
+}
+
+/*
+ * The memcgs' reclaim counters, after the lruvecs: a section whenever some
+ * memcg has stats (a memcg with stats and no entry has counters 0), none
+ * when the collector read no memory.stat.
+ */
+static enum lru_err pack_memcgs(const struct lru_snapshot *snap, const uint64_t *path_ids,
+				struct lru_buf *out, struct lru_error *err)
+{
+	size_t i, n = 0;
+	bool any = false;
+	enum lru_err rc;
+
+	for (i = 0; i < snap->nr_memcgs; i++) {
+		n += memcg_counted(&snap->memcgs[i]);
+		any |= snap->memcgs[i].has_stats;
+	}
+	if (!any)
+		return LRU_OK;
+	if ((rc = lru_buf_reserve(out, 1 + LRU_BUF_VARINT_MAX + n * 3 * LRU_BUF_VARINT_MAX, err)))
+		return rc;
+	out->data[out->len++] = MEMCG_SECTION;
+	lru_buf_put_varint(out, n);
+	for (i = 0; i < snap->nr_memcgs; i++) {
+		const struct lru_memcg *m = &snap->memcgs[i];
+
+		if (!memcg_counted(m))
+			continue;
+		lru_buf_put_varint(out, path_ids[i]);
+		lru_buf_put_varint(out, m->stats.pgsteal);
+		lru_buf_put_varint(out, lru_sat_add_u64(m->stats.refault_anon, m->stats.refault_file));
+	}
+	return LRU_OK;
+}
+
 enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *path_ids,
 			    struct lru_buf *out, struct lru_error *err)
 {
@@ -195,7 +236,7 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 							lru_sat_sub_i64(mid, gen->age_ms)));
 		}
 	}
-	return LRU_OK;
+	return pack_memcgs(snap, path_ids, out, err);
 }
 
 static enum lru_err corrupt(struct lru_error *err, const char *what)
@@ -242,8 +283,18 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 	unsigned g, nr;
 	uint8_t flags;
 
-	if (r->next >= r->nr_lruvecs)
-		return r->p == r->end ? 0 : (corrupt(err, "trailing bytes"), -1);
+	if (r->next >= r->nr_lruvecs) {
+		if (r->p < r->end && *r->p == MEMCG_SECTION && !r->has_memcgs) {
+			uint64_t n;
+
+			r->p++;
+			if (lru_get_varint(&r->p, r->end, &n) || n > (uint64_t)(r->end - r->p))
+				return corrupt(err, "bad memcg count"), -1;
+			r->nr_memcgs = (size_t)n;
+			r->has_memcgs = true;
+		}
+		return r->has_memcgs || r->p == r->end ? 0 : (corrupt(err, "trailing bytes"), -1);
+	}
 	memset(out, 0, sizeof(*out));
 	if (lru_get_varint(&r->p, r->end, &out->path_id) ||
 	    lru_get_varint(&r->p, r->end, &out->ino) ||
@@ -283,6 +334,22 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		gen->birth_ms = lru_wrap_add_i64(lru_sat_sub_i64(r->mid_ms, (int64_t)age), delta);
 	}
 	r->next++;
+	return 1;
+}
+
+int lru_fleet_unpack_memcg(struct lru_fleet_reader *r, struct lru_fleet_memcg *out,
+			   struct lru_error *err)
+{
+	if (r->next < r->nr_lruvecs || (!r->has_memcgs && r->p != r->end))
+		return corrupt(err, "memcg counters read before the lruvecs"), -1;
+	if (r->next_memcg >= r->nr_memcgs)
+		return r->p == r->end ? 0 : (corrupt(err, "trailing bytes"), -1);
+	memset(out, 0, sizeof(*out));
+	if (lru_get_varint(&r->p, r->end, &out->path_id) ||
+	    lru_get_varint(&r->p, r->end, &out->pgsteal) ||
+	    lru_get_varint(&r->p, r->end, &out->refaulted))
+		return corrupt(err, "truncated memcg counters"), -1;
+	r->next_memcg++;
 	return 1;
 }
 

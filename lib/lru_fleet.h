@@ -19,7 +19,15 @@
  * time comes back exactly), usually 0; an lruvec's accuracy warnings (lru_warn.h)
  * follow its header only when it has some (a flag bit, so a blob of an
  * lruvec without warnings is byte for byte what it was before warnings
- * existed). Tier counters, walk stats and memcg stats are not kept.
+ * existed). Then, when the collector read memory.stat, each memcg's
+ * reclaim counters (path id, pgsteal, workingset_refault_anon + _file:
+ * cumulative pages) after a section byte and a count, for lru_advise's
+ * estimate; a memcg with both 0 is left out (2 bytes a snapshot where no
+ * reclaim ran, about 8 a memcg where it did). A blob without them is byte
+ * for byte a format-1 blob of before they were kept
+ * (a reader older than them reads the lruvecs, then finds "trailing bytes":
+ * upgrade every front-end of a ClickHouse store together). Tier counters,
+ * walk stats and the other memcg stats are not kept.
  * lru_fleet_pack() writes it, lru_fleet_unpack_*() read it back and validate
  * it as untrusted input.
  *
@@ -118,6 +126,19 @@ struct lru_fleet_reader {
 	const uint8_t *p, *end;
 	int64_t mid_ms;		/* read midpoint: birth = mid - age + delta */
 	size_t nr_nodes, nr_lruvecs, next;
+	size_t nr_memcgs, next_memcg;	/* memcg counters after the lruvecs */
+	bool has_memcgs;	/* the blob has their section: a memcg not in it has 0 */
+};
+
+/*
+ * One memcg's reclaim counters (cumulative pages, memory.stat), by path
+ * only: a path's lruvecs pair only with the same inode's, so the counters
+ * of a memcg made again under the path never correct a pair of another.
+ */
+struct lru_fleet_memcg {
+	uint64_t path_id;
+	uint64_t pgsteal;	/* pgsteal */
+	uint64_t refaulted;	/* workingset_refault_anon + workingset_refault_file */
 };
 
 /*
@@ -132,6 +153,13 @@ enum lru_err lru_fleet_unpack_begin(struct lru_fleet_reader *r, const void *blob
 /* 1: *out holds the next lruvec; 0: no more; -1: corrupt (err set). */
 int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *out,
 			  struct lru_error *err);
+/*
+ * Once lru_fleet_unpack_next() has returned 0 (r->has_memcgs says whether
+ * the blob has counters): 1, *out holds the next memcg's counters; 0: no
+ * more (the blob read to its end); -1: corrupt (err set).
+ */
+int lru_fleet_unpack_memcg(struct lru_fleet_reader *r, struct lru_fleet_memcg *out,
+			   struct lru_error *err);
 
 /* ---- histograms ----------------------------------------------------------- */
 

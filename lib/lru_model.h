@@ -109,6 +109,7 @@ struct lru_full {
 struct lru_memcg_stats {
 	uint64_t anon_bytes, file_bytes, inactive_file_bytes, current_bytes;
 	uint64_t refault_anon, refault_file;	/* workingset_refault_*, pages */
+	uint64_t pgsteal;			/* pages reclaimed (kswapd, direct, proactive) */
 	uint64_t thp_bytes;			/* anon_thp + file_thp + shmem_thp */
 	uint64_t file_mapped_bytes;		/* file_mapped */
 	double some_avg10, full_avg10;		/* memory.pressure, percent */

@@ -417,6 +417,7 @@ static void put_stats(Lrugen__V1__MemcgStats *ms, const struct lru_memcg *m, cha
 	ms->pressure_full_avg10 = m->stats.full_avg10;
 	ms->pressure_some_total_us = m->stats.some_total_us;
 	ms->thp_bytes = m->stats.thp_bytes;
+	ms->pgsteal = m->stats.pgsteal;
 }
 
 /* The memcgs with stats, in order. */
@@ -886,6 +887,7 @@ static enum lru_err decode_stats(struct decoder *d, size_t i, const Lrugen__V1__
 	m->stats.full_avg10 = ms->pressure_full_avg10;
 	m->stats.some_total_us = ms->pressure_some_total_us;
 	m->stats.thp_bytes = ms->thp_bytes;
+	m->stats.pgsteal = ms->pgsteal;
 	return LRU_OK;
 }
 

@@ -122,6 +122,7 @@ json_t *lru_snapshot_json(const struct lru_snapshot *s)
 		json_object_set_new(st, "file_bytes", json_integer((json_int_t)m->stats.file_bytes));
 		json_object_set_new(st, "refault_anon", json_integer((json_int_t)m->stats.refault_anon));
 		json_object_set_new(st, "refault_file", json_integer((json_int_t)m->stats.refault_file));
+		json_object_set_new(st, "pgsteal", json_integer((json_int_t)m->stats.pgsteal));
 		json_object_set_new(st, "current_bytes", json_integer((json_int_t)m->stats.current_bytes));
 		json_object_set_new(st, "pressure_some_avg10", json_real(m->stats.some_avg10));
 		json_object_set_new(st, "thp_bytes", json_integer((json_int_t)m->stats.thp_bytes));

@@ -494,6 +494,7 @@ void lru_sys_read_memcg_stats(const char *root, struct lru_memcg *m)
 	flat_key(text, "inactive_file", &st->inactive_file_bytes);
 	flat_key(text, "workingset_refault_anon", &st->refault_anon);
 	flat_key(text, "workingset_refault_file", &st->refault_file);
+	flat_key(text, "pgsteal", &st->pgsteal);
 	flat_key(text, "file_mapped", &st->file_mapped_bytes);
 	for (size_t i = 0; i < 3; i++) {
 		static const char *const thp[] = { "anon_thp", "file_thp", "shmem_thp" };

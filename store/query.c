@@ -1547,18 +1547,18 @@ static struct tl_path *tl_path(struct query *q, struct map *cache, uint64_t id, 
 }
 
 /*
- * The memcg of an unpacked lruvec: by the dictionary id of a sqlite raw row,
- * or by its place in a ClickHouse raw row's paths (then lv->path_id becomes
- * an id that names the path for the whole query).
+ * The memcg of an unpacked lruvec (or memcg counters): by the dictionary id
+ * of a sqlite raw row, or by its place in a ClickHouse raw row's paths (then
+ * *path_id becomes an id that names the path for the whole query).
  */
-static struct tl_path *path_of(struct query *q, struct map *cache, struct lru_fleet_lruvec *lv,
+static struct tl_path *path_of(struct query *q, struct map *cache, uint64_t *path_id,
 			       const char *const *paths, size_t nr_paths, const char *glob)
 {
-	const char *path = lv->path_id < nr_paths ? paths[lv->path_id] : "?";
+	const char *path = *path_id < nr_paths ? paths[*path_id] : "?";
 	struct tl_path *t;
 
 	if (!q->ch)
-		return tl_path(q, cache, lv->path_id, glob);
+		return tl_path(q, cache, *path_id, glob);
 	t = map_get_str(cache, path);
 	if (!t) {
 		t = calloc(1, sizeof(*t));
@@ -1570,7 +1570,7 @@ static struct tl_path *path_of(struct query *q, struct map *cache, struct lru_fl
 		}
 		t->match = !glob || !fnmatch(glob, t->path, 0);
 	}
-	lv->path_id = (uint64_t)(uintptr_t)t;
+	*path_id = (uint64_t)(uintptr_t)t;
 	return t;
 }
 
@@ -1767,7 +1767,7 @@ static int tl_snapshot(struct query *q, struct timeline *t, const struct row *ro
 			t->next_taken = taken, t->next_id = id, t->next_skip = k - 1;
 			break;
 		}
-		tp = path_of(q, &t->paths, &lv, paths, nr_paths, t->glob);
+		tp = path_of(q, &t->paths, &lv.path_id, paths, nr_paths, t->glob);
 		if (!tp) {
 			rc = -1;
 			break;
@@ -1878,6 +1878,8 @@ struct adv_job {
 	uint64_t row;			/* the scan's row being summed (0: none yet) */
 	size_t row_host;		/* that row's host (index into advise.hosts) */
 	uint64_t row_cold[NR_T];
+	struct lru_advise_acc row_acc;	/* the pairs of the row, until memory.stat is read */
+	uint64_t row_stolen, row_refaulted;	/* the row's reclaim, bytes (adv_memcg) */
 	struct adv_host_cold { size_t host; uint64_t cold[NR_T]; } *latest;	/* per host */
 	size_t nr_latest, alloc_latest;
 	int pick;			/* the advised threshold, -1 none */
@@ -1893,6 +1895,12 @@ struct adv_prev {
 	int64_t taken;
 };
 
+/* The previous counters of one memcg of the host being scanned (pages). */
+struct adv_prev_memcg {
+	uint64_t pgsteal, refaulted;
+	uint64_t row;
+};
+
 struct advise {
 	const char *glob;
 	double slo;
@@ -1905,6 +1913,8 @@ struct advise {
 	size_t nr_hosts, alloc_hosts;
 	char boot[64];		/* the boot the prev map holds */
 	uint64_t rows;
+	/* the rows of the host and boot with memcg counters: the last, the one before (0: none) */
+	uint64_t counted_row, prev_counted;
 };
 
 static void adv_job_free(void *p)
@@ -1917,11 +1927,18 @@ static void adv_job_free(void *p)
 	free(j);
 }
 
-/* The job's row is complete: count it; the last row of a host is its latest. */
+/*
+ * The job's row is complete: its pairs, corrected by its memcg's reclaim,
+ * to the job's sums; count it; the last row of a host is its latest.
+ */
 static int adv_row_end(struct adv_job *j)
 {
 	struct adv_host_cold *l;
 
+	lru_advise_reclaim(&j->row_acc, j->row_stolen, j->row_refaulted);
+	lru_advise_acc_add(&j->acc, &j->row_acc);
+	memset(&j->row_acc, 0, sizeof(j->row_acc));
+	j->row_stolen = j->row_refaulted = 0;
 	j->samples++;
 	for (unsigned k = 0; k < NR_T; k++)
 		if (lru_hist_add(&j->cold[k], j->row_cold[k], 1, NULL))
@@ -1987,11 +2004,11 @@ static int adv_lruvec(struct advise *a, struct adv_job *j, const struct lru_flee
 	if (p) {
 		uint64_t before[NR_T];
 
-		memcpy(before, j->acc.pairs, sizeof(before));
-		lru_advise_pair(&j->acc, &p->lv, p->taken, &lv->lv, taken, page);
+		memcpy(before, j->row_acc.pairs, sizeof(before));
+		lru_advise_pair(&j->row_acc, &p->lv, p->taken, &lv->lv, taken, page);
 		/* the host's time measured at T: once a row, whatever its lruvecs (nodes) */
 		for (unsigned k = 0; k < NR_T; k++)
-			if (j->acc.pairs[k] != before[k] && j->host_row[k] != a->rows) {
+			if (j->row_acc.pairs[k] != before[k] && j->host_row[k] != a->rows) {
 				j->host_row[k] = a->rows;
 				j->host_ms[k] += (uint64_t)(taken - p->taken);
 			}
@@ -2008,34 +2025,53 @@ static int adv_lruvec(struct advise *a, struct adv_job *j, const struct lru_flee
 	return 0;
 }
 
+/* What raw_lruvecs() hands on: each lruvec, then (mfn not NULL) each memcg's counters. */
+struct raw_fns {
+	int (*fn)(void *arg, const struct tl_path *tp, const struct lru_fleet_lruvec *lv,
+		  int64_t taken, uint32_t page);
+	/* after the lruvecs, when the blob has memcg counters: each memcg's (nonzero) */
+	int (*mfn)(void *arg, const struct tl_path *tp, const struct lru_fleet_memcg *m,
+		   uint32_t page);
+	void (*counted)(void *arg);	/* the blob has memcg counters (before mfn's calls) */
+};
+
 /*
  * Each lruvec of a raw row (host, boot_id, taken_ms, page_size, data[, paths],
- * as raw_scan() reads them) whose memcg matches glob, to fn with the row's
- * time and page size. A corrupt blob (refused at ingest) is skipped, as the
- * other queries do. 0, or -1 out of memory or what fn answered.
+ * as raw_scan() reads them) whose memcg matches glob, to fns->fn with the
+ * row's time and page size; then the memcgs' counters (fns->mfn). A corrupt
+ * blob (refused at ingest) is skipped, as the other queries do. 0, or -1 out
+ * of memory or what a function answered.
  */
 static int raw_lruvecs(struct query *q, const struct row *row, struct map *cache, const char *glob,
-		       int (*fn)(void *arg, const struct tl_path *tp, const struct lru_fleet_lruvec *lv,
-				 int64_t taken, uint32_t page), void *arg)
+		       const struct raw_fns *fns, void *arg)
 {
 	int64_t taken = row_i64(row, 2);
 	uint32_t page = (uint32_t)row_u64(row, 3);
 	const char **paths = NULL;
 	struct lru_fleet_reader r;
 	struct lru_fleet_lruvec lv;
+	struct lru_fleet_memcg m;
 	struct lru_error err;
 	size_t nr_paths = 0, len;
 	const void *blob = row_blob(row, 4, &len);
-	int rc = 0;
+	int rc = 0, more;
 
 	if (lru_fleet_unpack_begin(&r, blob, len, taken, NULL, 0, &err))
 		return 0;
 	if (q->ch && row_paths(row, 5, &paths, &nr_paths))
 		return -1;
-	while (!rc && lru_fleet_unpack_next(&r, &lv, &err) > 0) {
-		struct tl_path *tp = path_of(q, cache, &lv, paths, nr_paths, glob);
+	while (!rc && (more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
+		struct tl_path *tp = path_of(q, cache, &lv.path_id, paths, nr_paths, glob);
 
-		rc = !tp ? -1 : tp->match ? fn(arg, tp, &lv, taken, page) : 0;
+		rc = !tp ? -1 : tp->match ? fns->fn(arg, tp, &lv, taken, page) : 0;
+	}
+	if (!rc && !more && fns->mfn && r.has_memcgs) {
+		fns->counted(arg);
+		while (!rc && lru_fleet_unpack_memcg(&r, &m, &err) > 0) {
+			struct tl_path *tp = path_of(q, cache, &m.path_id, paths, nr_paths, glob);
+
+			rc = !tp ? -1 : tp->match ? fns->mfn(arg, tp, &m, page) : 0;
+		}
 	}
 	free(paths);
 	return rc;
@@ -2048,6 +2084,55 @@ static int adv_each(void *arg, const struct tl_path *tp, const struct lru_fleet_
 	struct adv_job *j = adv_job(a, tp);
 
 	return !j || adv_lruvec(a, j, lv, taken, page) ? -1 : 0;
+}
+
+/*
+ * A memcg's counters in the scan's current row: their increase since the
+ * host's previous row, when that row had counters too (a memcg not in them
+ * had 0), to its job's row (only its lruvecs' pairs, which are of one inode).
+ * Counters that went down (another memcg made under the path) count nothing.
+ */
+static int adv_memcg(void *arg, const struct tl_path *tp, const struct lru_fleet_memcg *m,
+		     uint32_t page)
+{
+	struct advise *a = arg;
+	struct adv_job *j = map_get_str(&a->jobs, tp->path);
+	uint64_t refaulted = m->refaulted;
+	uint64_t was_stolen = 0, was_refaulted = 0;
+	struct adv_prev_memcg *p;
+	char key[96];
+
+	snprintf(key, sizeof(key), "m/%" PRIu64, m->path_id);
+	p = map_get_str(&a->prev, key);
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || map_put_str(&a->prev, key, p)) {
+			free(p);
+			return -1;
+		}
+	}
+	if (p->row && p->row + 1 == a->rows)
+		was_stolen = p->pgsteal, was_refaulted = p->refaulted;
+	if (j && j->row == a->rows && a->prev_counted && a->prev_counted + 1 == a->rows &&
+	    m->pgsteal >= was_stolen && refaulted >= was_refaulted) {
+		j->row_stolen = lru_sat_add_u64(j->row_stolen,
+						lru_sat_mul_u64(m->pgsteal - was_stolen, page));
+		j->row_refaulted = lru_sat_add_u64(j->row_refaulted,
+						   lru_sat_mul_u64(refaulted - was_refaulted, page));
+	}
+	p->pgsteal = m->pgsteal;
+	p->refaulted = refaulted;
+	p->row = a->rows;
+	return 0;
+}
+
+/* The current row has memcg counters (adv_memcg compares with the previous row's). */
+static void adv_counted(void *arg)
+{
+	struct advise *a = arg;
+
+	a->prev_counted = a->counted_row;
+	a->counted_row = a->rows;
 }
 
 /* One raw snapshot row: a new host or boot starts pairs afresh. */
@@ -2073,9 +2158,12 @@ static int adv_snapshot(struct query *q, struct advise *a, const struct row *row
 		/* another host or boot: its lruvecs pair with nothing before */
 		map_clear(&a->prev, free);
 		snprintf(a->boot, sizeof(a->boot), "%s", boot);
+		a->counted_row = a->prev_counted = 0;
 	}
+	static const struct raw_fns fns = { adv_each, adv_memcg, adv_counted };
+
 	a->rows++;
-	return raw_lruvecs(q, row, &a->paths, a->glob, adv_each, a);
+	return raw_lruvecs(q, row, &a->paths, a->glob, &fns, a);
 }
 
 static int adv_visit(struct query *q, void *arg, const struct row *r)
@@ -2223,6 +2311,9 @@ static json_t *adv_doc(struct query *q, struct advise *a, uint64_t window)
 					(double)j->acc.promoted[k] * 60000.0 / (double)j->host_ms[k]));
 				set_u64(x, "working_set_bytes",
 					(uint64_t)((double)j->acc.hot_ms[k] / (double)j->host_ms[k]));
+				/* memory.stat: reclaimed (not promoted), refaulted (promoted) */
+				set_u64(x, "evicted_bytes", j->acc.evicted[k]);
+				set_u64(x, "refaulted_bytes", j->acc.refaulted[k]);
 			}
 			if (r[k].measured)
 				json_object_set_new(x, "pct_per_min", json_real(r[k].pct_per_min));
@@ -2376,7 +2467,9 @@ static int bands_visit(struct query *q, void *arg, const struct row *row)
 		snprintf(b->last, sizeof(b->last), "%s", host);
 		b->host++;
 	}
-	if (raw_lruvecs(q, row, &b->paths, b->glob, bands_each, sum))
+	static const struct raw_fns fns = { .fn = bands_each };
+
+	if (raw_lruvecs(q, row, &b->paths, b->glob, &fns, sum))
 		return -1;
 	if (!sum[NR_BANDS])
 		return 0;
@@ -2525,7 +2618,7 @@ static int latest_host(struct query *q, struct latest *l, const struct row *row,
 		return -1;
 	map_clear(&l->memcgs, NULL);
 	while ((more = lru_fleet_unpack_next(&r, &lv, &err)) > 0) {
-		struct tl_path *tp = path_of(q, &l->paths, &lv, paths, nr_paths, l->glob);
+		struct tl_path *tp = path_of(q, &l->paths, &lv.path_id, paths, nr_paths, l->glob);
 
 		if (!tp || (tp->match && latest_lruvec(l, s, tp, &lv))) {
 			rc = -1;

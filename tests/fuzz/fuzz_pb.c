@@ -186,6 +186,26 @@ static void check_pack(const struct lru_snapshot *s, const struct lru_fleet_rows
 		check_same_cold(&c, &rows->lv[i]);
 	}
 	CHECK(lru_fleet_unpack_next(&r, &lv, &err) == 0);
+	/* the memcgs' reclaim counters: those with any, in order; a section iff some has stats */
+	{
+		struct lru_fleet_memcg m;
+		bool any = false;
+
+		for (i = 0; i < s->nr_memcgs; i++) {
+			const struct lru_memcg *want = &s->memcgs[i];
+
+			any |= want->has_stats;
+			if (!want->has_stats || !(want->stats.pgsteal || want->stats.refault_anon ||
+						  want->stats.refault_file))
+				continue;
+			CHECK(lru_fleet_unpack_memcg(&r, &m, &err) == 1);
+			CHECK(m.path_id == i + 7 && m.pgsteal == want->stats.pgsteal);
+			CHECK(m.refaulted == lru_sat_add_u64(want->stats.refault_anon,
+							     want->stats.refault_file));
+		}
+		CHECK(r.has_memcgs == any);
+		CHECK(lru_fleet_unpack_memcg(&r, &m, &err) == 0);
+	}
 	lru_buf_release(&blob);
 	free(ids);
 }

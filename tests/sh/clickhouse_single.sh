@@ -54,6 +54,17 @@ check "bands: the same on both backends" "$b_sq" "$(bands "$A_URL")"
 check "... with every snapshot of the jobs in it" true "$(jq '.[0].samples > 100' <<<"$b_sq")"
 check "advise's parity compares advice (the history is aged every step)" true \
 	"$(q "$A_URL" '/v1/advise?min_samples=1&slo=1' | jq '[.jobs[].advice | select(. != null)] | length > 2')"
+# memory.stat's reclaim counters (kept after the packed lruvecs): the same correction
+. "$(dirname "$0")/advise-fixture.bash"
+reclaim_spec 31 >"$tmp/reclaim.spec"
+"$FLEETSIM" build "$tmp/reclaim.spec" >"$tmp/reclaim.pb" || fail "fleetsim build (reclaim)"
+for u in "$A_URL" "$SQ_URL"; do
+	check_grep "the reclaim fixture into $u" '"accepted":31' "$(STORE_URL=$u post_pb "$tmp/reclaim.pb" "$tmp/admin.token")"
+done
+parity " with memory.stat's counters" '/v1/advise?memcg_glob=/reclaim/*'
+check "... evictions and refaults counted (not only equal)" "[$((30 * 50 * 4096)),$((30 * 10 * 4096))]" \
+	"$(q "$A_URL" '/v1/advise?memcg_glob=/reclaim/*' | jq -c '[.jobs[].rates[0] | .evicted_bytes // 0] |
+		[.[0], .[1]]')"
 
 # ---- a resend in other batches, not merged yet: once -------------------------------------
 merges STOP

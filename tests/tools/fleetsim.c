@@ -10,6 +10,9 @@
  *		node N total SIZE free SIZE
  *		lruvec PATH [ino N] [id N] node N [warn CODE,...]
  *		gen SEQ AGE ANON_PAGES FILE_PAGES	(oldest first; AGE 300s)
+ *		stats PATH [ino N] pgsteal PAGES refault PAGES
+ *			(memory.stat's cumulative counters: refault is
+ *			workingset_refault_anon; the memcg has stats)
  *
  *		Each host line starts a snapshot; "taken -30s" is 30 s before now
  *		(the default is now). "warn" sets accuracy warnings (lru_warn.h:
@@ -194,6 +197,20 @@ static void spec_host(struct spec *sp, char **w, int nw)
 	s->read_end_ms = taken + 10;
 }
 
+/* The memcg PATH (inode ino) of s, added with id when it is not there yet. */
+static size_t spec_memcg(struct lru_snapshot *s, const char *path, uint64_t ino, uint64_t id)
+{
+	size_t mi;
+
+	for (mi = 0; mi < s->nr_memcgs; mi++)
+		if (!strcmp(s->memcgs[mi].path, path) && s->memcgs[mi].ino == ino)
+			return mi;
+	if (lru_snapshot_add_memcg(s, id, path, strlen(path), &mi, NULL))
+		die("out of memory");
+	s->memcgs[mi].ino = ino;
+	return mi;
+}
+
 static void spec_line(struct spec *sp, char **w, int nw)
 {
 	struct lru_snapshot *s;
@@ -237,14 +254,7 @@ static void spec_line(struct spec *sp, char **w, int nw)
 		}
 		if (node < 0)
 			spec_fail(sp, "lruvec needs 'node N'");
-		for (mi = 0; mi < s->nr_memcgs; mi++)
-			if (!strcmp(s->memcgs[mi].path, w[1]) && s->memcgs[mi].ino == ino)
-				break;
-		if (mi == s->nr_memcgs) {
-			if (lru_snapshot_add_memcg(s, id, w[1], strlen(w[1]), &mi, NULL))
-				die("out of memory");
-			s->memcgs[mi].ino = ino;
-		}
+		mi = spec_memcg(s, w[1], ino, id);
 		if (lru_snapshot_add_lruvec(s, mi, node, &li, NULL))
 			die("out of memory");
 		sp->lv = &s->lruvecs[li];
@@ -259,6 +269,27 @@ static void spec_line(struct spec *sp, char **w, int nw)
 		g->age_ms = (uint32_t)parse_dur("age", w[2]);
 		g->pages[LRU_ANON] = parse_u64("anon", w[3]);
 		g->pages[LRU_FILE] = parse_u64("file", w[4]);
+	} else if (!strcmp(w[0], "stats")) {
+		struct lru_memcg *m;
+		uint64_t ino = 0, steal = 0, refault = 0;
+
+		s = cur(sp);
+		if (nw < 2)
+			spec_fail(sp, "stats PATH [ino N] pgsteal PAGES refault PAGES");
+		for (int i = 2; i + 1 < nw; i += 2) {
+			if (!strcmp(w[i], "ino"))
+				ino = parse_u64("ino", w[i + 1]);
+			else if (!strcmp(w[i], "pgsteal"))
+				steal = parse_u64("pgsteal", w[i + 1]);
+			else if (!strcmp(w[i], "refault"))
+				refault = parse_u64("refault", w[i + 1]);
+			else
+				spec_fail(sp, "unknown stats attribute '%s'", w[i]);
+		}
+		m = &s->memcgs[spec_memcg(s, w[1], ino, 1)];
+		m->has_stats = true;
+		m->stats.pgsteal = steal;
+		m->stats.refault_anon = refault;
 	} else {
 		spec_fail(sp, "unknown line '%s'", w[0]);
 	}

@@ -62,6 +62,40 @@ static void test_promotion(void **state)
 }
 
 /* The oldest generation merged into the next by a new aging: moved, not used. */
+/*
+ * Reclaim: of the 100 pages that left the cold generations, 60 were reclaimed
+ * (pgsteal), so 40 were used; 15 refaulted pages are promotions too. The
+ * bytes taken off never exceed what was cold at T nor what decreased; T not
+ * measured in the pair is left alone.
+ */
+static void test_reclaim(void **state)
+{
+	const unsigned age_a[] = { 360, 240, 120, 0 }, age_b[] = { 420, 300, 180, 60 };
+	const uint64_t anon_a[] = { 1000, 500, 300, 200 }, anon_b[] = { 900, 500, 300, 300 };
+	struct lru_lruvec a = lv(4, 10, age_a, anon_a, NULL), b = lv(4, 10, age_b, anon_b, NULL);
+	struct lru_advise_acc acc = { 0 }, sum = { 0 };
+
+	(void)state;
+	assert_true(lru_advise_pair(&acc, &a, 0, &b, MIN, PAGE));
+	assert_true(acc.cold[0] == 1500u * PAGE && acc.cold[1] == 1000u * PAGE);
+	lru_advise_reclaim(&acc, 60u * PAGE, 15u * PAGE);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_true(acc.promoted[k] == (40u + 15u) * PAGE);
+		assert_true(acc.evicted[k] == 60u * PAGE && acc.refaulted[k] == 15u * PAGE);
+	}
+	for (unsigned k = 2; k < LRU_FLEET_NR_THRESHOLDS; k++)
+		assert_true(!acc.promoted[k] && !acc.evicted[k] && !acc.refaulted[k]);
+	/* more reclaimed than decreased: all of the decrease was eviction, no more */
+	memset(&acc, 0, sizeof(acc));
+	assert_true(lru_advise_pair(&acc, &a, 0, &b, MIN, PAGE));
+	lru_advise_reclaim(&acc, 5000u * PAGE, 0);
+	assert_true(acc.promoted[0] == 0 && acc.evicted[0] == 100u * PAGE);
+	/* summed into a job with the rest */
+	lru_advise_acc_add(&sum, &acc);
+	lru_advise_acc_add(&sum, &acc);
+	assert_true(sum.evicted[0] == 200u * PAGE && sum.cold[0] == 3000u * PAGE && sum.pairs[0] == 2);
+}
+
 static void test_merge(void **state)
 {
 	const unsigned age_a[] = { 600, 360, 240, 0 }, age_b[] = { 480, 360, 120, 0 };
@@ -209,6 +243,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_promotion),
+		cmocka_unit_test(test_reclaim),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_evicted_marks),
 		cmocka_unit_test(test_not_pairs),

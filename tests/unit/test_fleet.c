@@ -144,6 +144,84 @@ static void test_pack_roundtrip(void **state)
 }
 
 /*
+ * memory.stat's reclaim counters follow the lruvecs: a memcg with some is
+ * written, one with none is not (0), and a snapshot without stats has no
+ * section (format 1 as it was). Every truncation is an error, except the one
+ * that leaves exactly the lruvecs (a blob without counters); a byte after the
+ * section is refused.
+ */
+static void test_pack_memcgs(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_buf plain, with;
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec out;
+	struct lru_fleet_memcg m;
+	struct lru_error err;
+	uint64_t ids[2] = { 9, 11 };
+	size_t mi, mj, li;
+
+	(void)state;
+	lru_snapshot_init(&s);
+	lru_buf_init(&plain);
+	lru_buf_init(&with);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 5, "/jobs/web", 9, &mi, NULL), LRU_OK);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 6, "/jobs/db", 8, &mj, NULL), LRU_OK);
+	s.memcgs[mi].ino = 300;
+	assert_int_equal(lru_snapshot_add_lruvec(&s, mi, 0, &li, NULL), LRU_OK);
+	s.lruvecs[li].nr_gens = 1;
+	s.lruvecs[li].gens[0] = (struct lru_gen){ .seq = 7, .age_ms = 9000, .pages = { 20, 0 } };
+	lru_snapshot_set_times(&s, 1700000000000, 1700000000002);
+	assert_int_equal(lru_fleet_pack(&s, ids, &plain, &err), LRU_OK);
+	s.memcgs[mi].has_stats = s.memcgs[mj].has_stats = true;
+	s.memcgs[mi].stats.pgsteal = 1000;
+	s.memcgs[mi].stats.refault_anon = 70;
+	s.memcgs[mi].stats.refault_file = 300;
+	assert_int_equal(lru_fleet_pack(&s, ids, &with, &err), LRU_OK);
+	assert_true(with.len > plain.len + 2);
+	assert_memory_equal(with.data, plain.data, plain.len);
+
+	assert_int_equal(lru_fleet_unpack_begin(&r, plain.data, plain.len, 0, NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+	assert_false(r.has_memcgs);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), 0);
+
+	assert_int_equal(lru_fleet_unpack_begin(&r, with.data, with.len, 0, NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), -1);	/* lruvecs first */
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+	assert_true(r.has_memcgs);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), 1);
+	assert_int_equal(m.path_id, 9);
+	assert_int_equal(m.pgsteal, 1000);
+	assert_int_equal(m.refaulted, 370);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), 0);	/* /jobs/db: all 0, left out */
+
+	for (size_t len = plain.len + 1; len < with.len; len++) {
+		int rc = 1;
+
+		assert_int_equal(lru_fleet_unpack_begin(&r, with.data, len, 0, NULL, 0, &err), LRU_OK);
+		while (rc > 0)
+			rc = lru_fleet_unpack_next(&r, &out, &err);
+		while (!rc && (rc = lru_fleet_unpack_memcg(&r, &m, &err)) > 0)
+			;
+		assert_int_equal(rc, -1);
+		assert_int_equal(err.code, LRU_EPROTO);
+	}
+	assert_int_equal(lru_buf_append(&with, "x", 1, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_begin(&r, with.data, with.len, 0, NULL, 0, &err), LRU_OK);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), 1);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), -1);
+	assert_string_equal(err.msg, "packed generations: trailing bytes");
+	lru_buf_release(&plain);
+	lru_buf_release(&with);
+	lru_snapshot_release(&s);
+}
+
+/*
  * Warnings cost nothing where there are none: the blob of an lruvec without
  * them is what format 1 always was (so raw rows written before warnings
  * existed read back unwarned), and a warned one adds one varint. A flag this
@@ -407,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_cold_matches_ws),
 		cmocka_unit_test(test_pack_roundtrip),
 		cmocka_unit_test(test_pack_warnings),
+		cmocka_unit_test(test_pack_memcgs),
 		cmocka_unit_test(test_rows_warnings),
 		cmocka_unit_test(test_warn_counts),
 		cmocka_unit_test(test_hist_buckets),

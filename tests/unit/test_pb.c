@@ -69,6 +69,7 @@ static void assert_memcg_equal(const struct lru_memcg *a, const struct lru_memcg
 	assert_int_equal(a->stats.current_bytes, b->stats.current_bytes);
 	assert_int_equal(a->stats.refault_anon, b->stats.refault_anon);
 	assert_int_equal(a->stats.refault_file, b->stats.refault_file);
+	assert_int_equal(a->stats.pgsteal, b->stats.pgsteal);
 	assert_true(a->stats.some_avg10 == b->stats.some_avg10);
 	assert_true(a->stats.full_avg10 == b->stats.full_avg10);
 	assert_int_equal(a->stats.some_total_us, b->stats.some_total_us);
@@ -232,7 +233,7 @@ static void make_rich(struct lru_snapshot *snap)
 	snap->memcgs[m].has_stats = true;
 	snap->memcgs[m].stats = (struct lru_memcg_stats){
 		.anon_bytes = 1, .file_bytes = 2, .inactive_file_bytes = 3, .current_bytes = 4,
-		.refault_anon = 5, .refault_file = 6, .some_avg10 = 1.25, .full_avg10 = 0.5,
+		.refault_anon = 5, .refault_file = 6, .pgsteal = 7, .some_avg10 = 1.25, .full_avg10 = 0.5,
 		.some_total_us = 7, .thp_bytes = 8,
 	};
 	snap->host.warnings = LRU_HOSTW_DAMON;
@@ -449,6 +450,7 @@ static void wire_stats_eq(const char *what, const Lrugen__V1__MemcgStats *ms,
 	WIRE_EQ(what, ms->memory_current_bytes, m->stats.current_bytes);
 	WIRE_EQ(what, ms->workingset_refault_anon, m->stats.refault_anon);
 	WIRE_EQ(what, ms->workingset_refault_file, m->stats.refault_file);
+	WIRE_EQ(what, ms->pgsteal, m->stats.pgsteal);
 	wire_double_eq(what, ms->pressure_some_avg10, m->stats.some_avg10);
 	wire_double_eq(what, ms->pressure_full_avg10, m->stats.full_avg10);
 	WIRE_EQ(what, ms->pressure_some_total_us, m->stats.some_total_us);

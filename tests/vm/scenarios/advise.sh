@@ -22,6 +22,11 @@
 #                 comes back twice in the window (5 and 10 minutes after it
 #                 started): 32 MiB promoted over the window.
 # /jobs/steady    the hot 8 MiB and cold 48 MiB only: nothing comes back.
+# /jobs/reclaimed as steady, and 16 MiB reclaimed through memory.reclaim
+#                 (to swap) ~5 minutes in: MGLRU takes them from the cold
+#                 generations; memory.stat's pgsteal (kept by the store)
+#                 says they were evicted, not used again, so the rate stays
+#                 below the SLO and the evicted bytes are what pgsteal counted.
 #
 # The check computes the expected promotion from the workload's start time and
 # the snapshots' times (the store's timeline), not from the answer.
@@ -40,9 +45,11 @@ ADVISE_PERIOD_MS=${ADVISE_PERIOD_MS:-300000}	# /jobs/periodic's 16 MiB comes bac
 ADVISE_RUN_S=${ADVISE_RUN_S:-690}		# lrugend runs until this long after it started
 ADVISE_MIN_SAMPLES=${ADVISE_MIN_SAMPLES:-5}
 ADVISE_TOLERANCE=${ADVISE_TOLERANCE:-15}	# % around /jobs/periodic's expected promotion rate
+ADVISE_RECLAIM_AT=${ADVISE_RECLAIM_AT:-290}	# s after the start: 16M to /jobs/reclaimed's memory.reclaim
 
 scenario_guest() {
 	echo "INTERVAL=$ADVISE_INTERVAL PERIOD_MS=$ADVISE_PERIOD_MS RUN_S=$ADVISE_RUN_S MIN_SAMPLES=$ADVISE_MIN_SAMPLES"
+	echo "RECLAIM_AT=$ADVISE_RECLAIM_AT"
 	cat <<'EOF'
 case $(uname -r) in
 6.1.*) lrugen enable >/tmp/enable.txt 2>&1 || vm_die "lrugen enable failed: $(cat /tmp/enable.txt)" ;;
@@ -66,9 +73,12 @@ until $F hosts >/dev/null 2>&1; do
 	n=$((n + 1))
 done
 
-vm_mkcg /jobs/periodic && vm_mkcg /jobs/steady || vm_die "cannot create the memcgs"
+vm_mkcg /jobs/periodic && vm_mkcg /jobs/steady && vm_mkcg /jobs/reclaimed ||
+	vm_die "cannot create the memcgs"
 vm_start steady workload anon --cgroup /sys/fs/cgroup/jobs/steady --node 1 --hot 8 --cold 48 \
 	--period 100 || vm_die "steady did not start"
+vm_start reclaimed workload anon --cgroup /sys/fs/cgroup/jobs/reclaimed --node 1 --hot 8 --cold 48 \
+	--period 100 || vm_die "reclaimed did not start"
 vm_start base workload anon --cgroup /sys/fs/cgroup/jobs/periodic --node 1 --hot 8 --cold 48 \
 	--period 100 || vm_die "periodic's base did not start"
 vm_start periodic workload anon --cgroup /sys/fs/cgroup/jobs/periodic --node 1 --hot 16 --cold 0 \
@@ -80,10 +90,23 @@ lrugend --host advise-vm --interval "$INTERVAL" --no-jitter --store "$STORE" \
 LRUGEND_PID=$!
 END=$((START + RUN_S))
 vm_log "workloads started at $START; lrugend (pid $LRUGEND_PID) runs until $END"
+RCG=/sys/fs/cgroup/jobs/reclaimed
+steal() { awk '$1 == "pgsteal" { print $2 }' $RCG/memory.stat; }
 while [ "$(date +%s)" -lt $END ]; do
 	kill -0 $LRUGEND_PID 2>/dev/null || vm_die "lrugend exited: $(tail -n 3 /tmp/lrugend.log)"
 	left=$((END - $(date +%s)))
 	[ $left -gt 60 ] && left=60
+	if [ ! -e /tmp/reclaim.txt ]; then
+		r=$((START + RECLAIM_AT - $(date +%s)))
+		if [ $r -le 0 ]; then
+			s0=$(steal)
+			echo 16M >$RCG/memory.reclaim 2>/tmp/reclaim.err
+			echo "rc=$? pgsteal_before=$s0 pgsteal_after=$(steal) at=$(date +%s)" >/tmp/reclaim.txt
+			vm_log "memory.reclaim of /jobs/reclaimed: $(cat /tmp/reclaim.txt) $(cat /tmp/reclaim.err)"
+			continue
+		fi
+		[ $left -gt $r ] && left=$r
+	fi
 	[ $left -gt 0 ] && sleep $left
 	vm_log "t+$(($(date +%s) - START))s: $(grep -c 'snapshot seq=' /tmp/lrugend.log) ticks; $(tail -n 1 /tmp/lrugend.log)"
 done
@@ -102,6 +125,7 @@ $F advise --min-samples "$MIN_SAMPLES" >/tmp/advise.txt 2>&1
 $F timeline --host advise-vm --memcg '/jobs/*' --since 1h --json >/tmp/timeline.json 2>/tmp/timeline.err ||
 	vm_die "fleet timeline failed: $(cat /tmp/timeline.err)"
 vm_emit times /tmp/times
+vm_emit reclaim.txt /tmp/reclaim.txt
 vm_emit advise.json /tmp/advise.json
 vm_emit advise.txt /tmp/advise.txt
 vm_emit timeline.json /tmp/timeline.json
@@ -109,7 +133,7 @@ vm_emit lrugend.log /tmp/lrugend.log
 vm_emit lrugend.rc /tmp/lrugend.rc
 vm_emit store.log /tmp/store.log
 vm_emit lru_gen /sys/kernel/debug/lru_gen
-for j in periodic steady; do vm_emit $j.stat /sys/fs/cgroup/jobs/$j/memory.stat; done
+for j in periodic steady reclaimed; do vm_emit $j.stat /sys/fs/cgroup/jobs/$j/memory.stat; done
 kill -TERM $STORE_PID
 wait $STORE_PID
 EOF
@@ -147,11 +171,11 @@ scenario_check() {
 
 	# the figures, for the log
 	sed 's/^/  | /' "$r/advise.txt"
-	for j in periodic steady; do
+	for j in periodic steady reclaimed; do
 		jq -r --arg j "/jobs/$j" '.jobs[] | select(.memcg == $j) |
 			"  \(.memcg): hosts \(.hosts) samples \(.samples) pairs \(.pairs) advice \(.advice.threshold_ms // "none")" +
 			(if .advice then " cold_now \((.advice.cold_bytes_now // 0) / 1048576 * 10 | round / 10) MiB" else " (\(.reason))" end),
-			(.rates[0:3][] | "    \(.threshold_ms / 1000)s: pairs \(.pairs) measured \(.measured) promoted/min \(.promoted_bytes_per_min // "-") working_set \(.working_set_bytes // "-") pct/min \(.pct_per_min // "-")")' \
+			(.rates[0:3][] | "    \(.threshold_ms / 1000)s: pairs \(.pairs) measured \(.measured) promoted/min \(.promoted_bytes_per_min // "-") working_set \(.working_set_bytes // "-") pct/min \(.pct_per_min // "-") evicted \(.evicted_bytes // "-") refaulted \(.refaulted_bytes // "-")")' \
 			"$r/advise.json"
 	done
 
@@ -208,4 +232,23 @@ scenario_check() {
 	n1=$(jq '.advice.cold_bytes_now // 0' <<<"$steady")
 	vm_assert_ge "/jobs/steady: cold at 1m now >= 48 MiB - 25% ($((n1 / 1024)) KiB)" "$n1" $((48 * mib * 3 / 4))
 	vm_assert_le "/jobs/steady: cold at 1m now <= 48 MiB + 25% ($((n1 / 1024)) KiB)" "$n1" $((48 * mib * 5 / 4))
+
+	# /jobs/reclaimed: 16 MiB reclaimed from its cold generations; memory.stat
+	# says evicted, not used: below the SLO, advised 1m like /jobs/steady
+	local rec rc0 s0 s1 ev
+	rec=$(jq -c '.jobs[] | select(.memcg == "/jobs/reclaimed")' "$r/advise.json")
+	vm_assert_eq "/jobs/reclaimed in the answer" true "$([[ -n $rec ]] && echo true || echo false)"
+	[[ -n $rec ]] || return
+	read -r rc0 s0 s1 < <(sed -n 's/^rc=\([0-9]*\) pgsteal_before=\([0-9]*\) pgsteal_after=\([0-9]*\).*/\1 \2 \3/p' "$r/reclaim.txt")
+	echo "  memory.reclaim: $(cat "$r/reclaim.txt" 2>/dev/null)"
+	vm_assert_ge "memory.reclaim took >= 12 MiB of /jobs/reclaimed (pages $((${s1:-0} - ${s0:-0})))" \
+		$(((${s1:-0} - ${s0:-0}) * 4096)) $((12 * mib))
+	ev=$(jq '.rates[0].evicted_bytes // 0' <<<"$rec")
+	vm_assert_ge "/jobs/reclaimed 1m: evicted bytes >= 90% of what pgsteal counted ($((ev / 1024)) KiB)" \
+		"$ev" $(((s1 - s0) * 4096 * 9 / 10))
+	vm_assert_le "/jobs/reclaimed 1m: evicted bytes <= pgsteal's (+ 1 MiB of kswapd's)" \
+		"$ev" $(((s1 - s0) * 4096 + mib))
+	vm_assert_eq "/jobs/reclaimed 1m: below 0.2%/min ($(jq '.rates[0].pct_per_min' <<<"$rec"))" 1 \
+		"$(jq '.rates[0].pct_per_min // 1 | if . < 0.2 then 1 else 0 end' <<<"$rec")"
+	vm_assert_eq "/jobs/reclaimed: advised 1m" 60000 "$(jq '.advice.threshold_ms // 0' <<<"$rec")"
 }
