@@ -38,8 +38,9 @@ static const char usage[] =
 	"              [--memcg-glob G] [--slo 0.2%/min] [--window 7d] [--min-samples N]\n"
 	"  bands       one job's bytes in each page-age band over time, across its\n"
 	"              hosts: --memcg-glob G [--window 6h] [--step DUR]\n"
-	"  plot KIND   an answer as a chart (SVG, 1200x600): --out FILE.svg (-\n"
-	"              for standard output), then the options of KIND's command\n"
+	"  plot KIND   an answer as a chart (1200x600): --out FILE.svg (- for\n"
+	"              standard output) or FILE.png (librsvg draws it), then the\n"
+	"              options of KIND's command\n"
 	"\n"
 	"plot kinds:\n"
 	"  capacity    capacity's cold, and cold + free, against T (every\n"
@@ -717,8 +718,8 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (plot >= 0 && (!out || !*out || cli->json)) {
-		cli_err(cli->json ? "fleet plot writes SVG: --json does not apply" :
-			"fleet plot %s needs --out FILE.svg (- for standard output)", lru_plot_name(plot));
+		cli_err(cli->json ? "fleet plot writes SVG or PNG: --json does not apply" :
+			"fleet plot %s needs --out FILE.svg or FILE.png (- for SVG on standard output)", lru_plot_name(plot));
 		return CLI_USAGE;
 	}
 	if (plot == LRU_PLOT_CAPACITY && !value_of(&f, O_THRESHOLDS))

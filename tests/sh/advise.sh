@@ -117,6 +117,26 @@ check "... the SLO across the measured thresholds" "60000 0.2 120000 0.2" \
 check_grep "... the y axis says its unit" '>% of the working set per minute<' "$(cat "$tmp/advise.svg")"
 "${F[@]}" plot advise --memcg-glob /nothing --out "$tmp/none.svg" >/dev/null
 check_grep "plot advise of no job: 'no data'" '>no data<' "$(cat "$tmp/none.svg")"
+# PNG: the same chart drawn by librsvg and cairo, pixel for pixel what rsvg-convert
+# draws of the SVG on white (the same libraries: the very same bytes)
+out=$("${F[@]}" plot advise --min-samples 1 --out "$tmp/advise.png" 2>&1; echo "rc=$?")
+check "plot advise --out X.png: says it wrote a PNG, exit 0 (and no leak)" \
+	"wrote the advise plot (PNG, $(stat -c %s "$tmp/advise.png") bytes) to $tmp/advise.png
+rc=0" "$out"
+check "... a PNG of 1200 x 600" "89504e470d0a1a0a 000004b0 00000258" \
+	"$(od -An -tx1 -N8 "$tmp/advise.png" | tr -d ' \n') $(od -An -tx1 -j16 -N4 "$tmp/advise.png" | tr -d ' \n') $(
+		od -An -tx1 -j20 -N4 "$tmp/advise.png" | tr -d ' \n')"
+rsvg-convert -b white -f png -o "$tmp/ref.png" "$tmp/advise.svg"
+check "... the SVG's pixels (as rsvg-convert draws it on white)" same \
+	"$(cmp -s "$tmp/ref.png" "$tmp/advise.png" && echo same || echo "differ: $(stat -c %s "$tmp/ref.png" "$tmp/advise.png" | xargs)")"
+# without librsvg (its file hidden in a mount namespace): said, and nothing written
+rsvg=$(readlink -f "$(ldconfig -p | awk '$1 == "librsvg-2.so.2" { print $NF; exit }')")
+out=$(unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$rsvg" \
+	"${F[@]}" plot advise --out "$tmp/x.png" 2>&1; echo "rc=$?")
+check "... without librsvg: what to install, exit 1" \
+	"lrugen: plot advise: PNG needs librsvg (librsvg-2.so.2: apt-get install librsvg2-2), or write the chart as FILE.svg
+rc=1" "$out"
+check "... and no file" false "$([[ -e $tmp/x.png ]] && echo true || echo false)"
 check_grep "plot help names advise" "which plot\? capacity, rank, advise or job" "$("${F[@]}" plot 2>&1)"
 
 # the answer is kept a minute (it costs a pass over the raw snapshots): the same
@@ -156,6 +176,40 @@ check "... a cell per band, the values of --json" "$(jq -r '.steps[0].bytes[]' <
 		sed 's/.*data-v="\([^"]*\)"/\1/' | paste -sd' ')"
 check_grep "plot job without --memcg-glob: said" "fleet plot job needs --memcg-glob G" \
 	"$("${F[@]}" plot job --out "$tmp/x.svg" 2>&1)"
+
+# reclaim, from memory.stat's counters (reclaim_spec): what was evicted is not
+# promoted, what refaulted is
+reclaim_spec "$N" >"$tmp/reclaim.spec"
+"$FLEETSIM" build "$tmp/reclaim.spec" >"$tmp/reclaim.pb" || fail "fleetsim build (reclaim)"
+check_grep "the reclaim fixture stored" '"accepted":31' "$(post_pb "$tmp/reclaim.pb" "$tmp/admin.token")"
+json=$("${F[@]}" advise --json --memcg-glob '/reclaim/*')
+rj() { jq -c ".jobs[] | select(.memcg == \"/reclaim/$1\") | $2" <<<"$json"; }
+near() {	# near WANT GOT: within 1/10000 (fleetsim's clock, as above)
+	awk -v w="$1" -v g="$2" 'BEGIN { d = g - w; print (d < 0 ? -d : d) <= 1e-4 * w ? "ok" : g }'
+}
+check "evicted: 30 pairs, nothing promoted at 1m or 2m" '[30,0,0,30,0,0]' \
+	"$(rj evicted '[.rates[0].pairs, .rates[0].promoted_bytes_per_min, .rates[0].pct_per_min,
+		.rates[1].pairs, .rates[1].promoted_bytes_per_min, .rates[1].pct_per_min]')"
+check "... its reclaim said: evicted at 1m, not at 2m (not cold there), nothing refaulted" \
+	"[$((30 * 50 * PAGE)),0,0,0]" \
+	"$(rj evicted '[.rates[0].evicted_bytes, .rates[1].evicted_bytes, .rates[0].refaulted_bytes,
+		.rates[1].refaulted_bytes]')"
+check "... advised 1m (nothing came back)" 60000 "$(rj evicted '.advice.threshold_ms')"
+check "refaulted: 60 pages a minute promoted at 1m" ok \
+	"$(near $((60 * PAGE)) "$(rj refaulted '.rates[0].promoted_bytes_per_min')")"
+check "... 10 at 2m (evicted 10, refaulted 10)" ok \
+	"$(near $((10 * PAGE)) "$(rj refaulted '.rates[1].promoted_bytes_per_min')")"
+check "... evicted and refaulted bytes at 1m and 2m" "[$((300 * PAGE)),$((300 * PAGE)),$((300 * PAGE)),$((300 * PAGE))]" \
+	"$(rj refaulted '[.rates[0].evicted_bytes, .rates[1].evicted_bytes, .rates[0].refaulted_bytes,
+		.rates[1].refaulted_bytes]')"
+# without the counters (the same generations, stats lines dropped): eviction counts as promotion
+grep -v '^stats' "$tmp/reclaim.spec" | sed 's/^host r-1/host r-2/' >"$tmp/nostats.spec"
+"$FLEETSIM" build "$tmp/nostats.spec" >"$tmp/nostats.pb" || fail "fleetsim build (no stats)"
+check_grep "... a host without memory.stat stored" '"accepted":31' "$(post_pb "$tmp/nostats.pb" "$tmp/admin.token")"
+json=$("${F[@]}" advise --json --memcg-glob '/reclaim/evicted')
+check "... the two hosts: half the pairs with evictions known (50 a minute promoted per host on r-2 only)" ok \
+	"$(near $((25 * PAGE)) "$(rj evicted '.rates[0].promoted_bytes_per_min')")"
+check "... r-1's evictions still said" "$((30 * 50 * PAGE))" "$(rj evicted '.rates[0].evicted_bytes')"
 
 # the store refuses bad parameters with one clear line
 check_grep "store: bad slo" '^400 .*parameter .slo.: SLO .abc.' "$(http GET '/v1/advise?slo=abc' "$tmp/read.token")"

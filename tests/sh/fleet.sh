@@ -155,7 +155,7 @@ check_rc "plot rank without --need" 2 "${F[@]}" plot rank --out "$tmp/x.svg"
 check_rc "--out without plot" 2 "${F[@]}" rank --need 1G --out "$tmp/x.svg"
 check_rc "plot --json" 2 "${F[@]}" --json plot capacity --out "$tmp/x.svg"
 check_rc "an option plot's command does not take" 2 "${F[@]}" plot capacity --need 1G --out "$tmp/x.svg"
-check_grep "fleet -h teaches plot" "plot KIND +an answer as a chart \(SVG, 1200x600\)" "$("$LRUGEN" fleet -h)"
+check_grep "fleet -h teaches plot" "plot KIND +an answer as a chart \(1200x600\): --out FILE.svg" "$("$LRUGEN" fleet -h)"
 # hostile host names are text in the chart, not markup
 "$FLEETSIM" run --store "$STORE_URL" --token-file "$tmp/any.token" --hosts 1 --memcgs 2 --nodes 1 \
 	--history 2m --step 2m --prefix '<svg onload="x">&' >/dev/null
