@@ -164,13 +164,9 @@ VM_KERNEL ?= all
 BACKEND ?= sqlite
 DEMO_KERNEL = $(if $(filter all,$(VM_KERNEL)),6.1,$(VM_KERNEL))
 check: all $(O)/tests/tools/pbdump
-	$(Q)if [ "$(LRUGEN_VM)" = 1 ] && [ "$(VM_KERNEL)" = all -o "$(VM_KERNEL)" = patched ] && \
-		[ ! -f "$$(kernel/build --print-dir)/stamp" ]; then \
-		echo "make check: building the patched kernel meanwhile (log: $(O)/kernel-build.log);" \
-			"its scenarios wait for it"; \
-		(nice -n 19 kernel/build >$(O)/kernel-build.log 2>&1 || \
-			echo "make check: the patched kernel did not build (see $(O)/kernel-build.log)") & fi
-	$(Q)$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
+	$(Q)bg=; if [ "$(LRUGEN_VM)" = 1 ] && [ "$(VM_KERNEL)" = all -o "$(VM_KERNEL)" = patched ] && \
+		[ ! -f "$$(kernel/build --print-dir)/stamp" ]; then bg=$(abspath $(O))/kernel-build.log; fi; \
+	LRUGEN_BG_KERNEL=$$bg $(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=address,undefined \
 		CFLAGS='-O1 -g' LRUGEN_VM=$(LRUGEN_VM) LRUGEN_VM_BUILD=$(abspath $(O)) run-tests
 
 run-tests: tests

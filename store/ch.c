@@ -45,6 +45,9 @@ struct ch {
 
 	_Atomic int64_t roll_next;		/* maintenance: the next hour to roll up; -1 unknown */
 	atomic_bool outdated;			/* the database was migrated past SCHEMA_VERSION */
+
+	/* maintenance only: the partitions whose DROP was sent lately (ch_expire) */
+	struct ch_drop { char key[48]; int64_t at_ms; } drops[16];
 };
 
 /* ---- requests ---------------------------------------------------------------------- */
@@ -73,9 +76,9 @@ static bool maint_abort(void *arg)
  * to the servers in turn; settings are "name", "value" pairs. The answer
  * in out (may be NULL).
  */
-static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *sql,
-			 const void *data, size_t len, const char *const *settings,
-			 struct lru_buf *out, struct lru_error *err)
+static enum lru_err post_for(struct ch *ch, size_t start, size_t tries, long timeout_ms,
+			     const char *sql, const void *data, size_t len,
+			     const char *const *settings, struct lru_buf *out, struct lru_error *err)
 {
 	const struct lru_set_list *urls = &ch->cfg->ch_urls;
 	const char *hdrs[] = { ch->user_hdr, ch->key_hdr, NULL };
@@ -92,7 +95,7 @@ static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *
 		const struct lru_client_opts o = {
 			.url = urls->v[u], .agent = "lrugen-store/" LRUGEN_VERSION,
 			.connect_timeout_ms = (long)ch->cfg->ch_connect_timeout_ms,
-			.timeout_ms = (long)ch->cfg->ch_timeout_ms,
+			.timeout_ms = timeout_ms,
 			.abort = maint_abort, .abort_arg = ch,
 		};
 		const struct lru_client_req rq = {
@@ -146,6 +149,36 @@ static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *
 		lru_client_resp_release(&resp);
 	}
 	return lru_fail(err, LRU_EIO, "no ClickHouse server answered (last: %s)", last);
+}
+
+/* post_for() within clickhouse-timeout */
+static enum lru_err post(struct ch *ch, size_t start, size_t tries, const char *sql,
+			 const void *data, size_t len, const char *const *settings,
+			 struct lru_buf *out, struct lru_error *err)
+{
+	return post_for(ch, start, tries, (long)ch->cfg->ch_timeout_ms, sql, data, len, settings,
+			out, err);
+}
+
+/*
+ * A statement ON CLUSTER is a task in ZooKeeper's DDL queue: 18.16's servers
+ * run it when its watch fires, or else at their next pass over the queue (a
+ * minute), and answer with an error of their own after
+ * distributed_ddl_task_timeout (180 s). Waited for that long, not
+ * clickhouse-timeout: cut short, it would be sent again to another server
+ * (a second task in the queue) while the first is still to run.
+ */
+#define DDL_TIMEOUT_MS (200 * 1000L)
+
+static enum lru_err post_ddl(struct ch *ch, const char *sql, const char *const *settings,
+			     struct lru_buf *out, struct lru_error *err)
+{
+	long t = (long)ch->cfg->ch_timeout_ms;
+
+	if (ch->on_cluster[0] && t < DDL_TIMEOUT_MS)
+		t = DDL_TIMEOUT_MS;
+	return post_for(ch, atomic_load(&ch->next_url), ch->cfg->ch_urls.n, t, sql, NULL, 0,
+			settings, out, err);
 }
 
 static enum lru_err ch_post(struct ch *ch, const char *sql, const void *data, size_t len,
@@ -463,7 +496,7 @@ static enum lru_err run_ddl(struct ch *ch, struct lru_error *err, const char *fm
 	if (n < 0 || (size_t)n >= sizeof(sql))
 		return lru_fail(err, LRU_ERANGE, "a schema statement is too long");
 	log_debug("clickhouse: %s", sql);
-	return ch_post(ch, sql, NULL, 0, NULL, NULL, err);
+	return post_ddl(ch, sql, NULL, NULL, err);
 }
 
 /*
@@ -505,7 +538,7 @@ static enum lru_err fill_table(struct ch *ch, const struct ch_table_def *t, stru
 		 ch_table(ch, t->name, to, sizeof(to)), t->select,
 		 ch_table(ch, t->fill, from, sizeof(from)));
 	log_info("clickhouse: filling %s from %s", to, from);
-	rc = ch_post(ch, sql, NULL, 0, ch->on_cluster[0] ? sync : NULL, NULL, err);
+	rc = post_ddl(ch, sql, ch->on_cluster[0] ? sync : NULL, NULL, err);	/* --migrate: rare, long */
 	if (!rc)
 		log_info("clickhouse: %s filled from %s in %" PRId64 " ms", to, from, lru_now_ms() - t0);
 	return rc;
@@ -1557,6 +1590,41 @@ static const struct expiry {
 	{ "wss_hourly_n", PARTITION_BY_HOUR_DAY, "hour", true, false },
 };
 
+/*
+ * A DROP PARTITION ON CLUSTER is a task in ZooKeeper's DDL queue that every
+ * server runs in turn; on a loaded cluster it can take longer than
+ * clickhouse-timeout, and the day still shows (a replica not done yet) at
+ * the next maintenance round. Sent again every round, the tasks pile up and
+ * every ON CLUSTER statement (--migrate's too) waits behind them. So a day's
+ * DROP of a table is not sent again for DROP_RETRY_MS (18.16's
+ * distributed_ddl_task_timeout). drop_note(ch, table, day, false): whether
+ * it was sent less than that ago; drop_note(..., true): it is sent now (the
+ * oldest note makes way).
+ */
+#define DROP_RETRY_MS (180 * 1000)
+
+static bool drop_note(struct ch *ch, const char *table, const char *day, bool sent)
+{
+	int64_t now = lru_now_ms();
+	struct ch_drop *d, *oldest = &ch->drops[0];
+	char key[sizeof(oldest->key)];
+
+	snprintf(key, sizeof(key), "%s/%s", table, day);
+	for (d = ch->drops; d < ch->drops + sizeof(ch->drops) / sizeof(ch->drops[0]); d++) {
+		if (!strcmp(d->key, key)) {
+			oldest = d;
+			break;
+		}
+		if (d->at_ms < oldest->at_ms)
+			oldest = d;
+	}
+	if (!sent)
+		return !strcmp(oldest->key, key) && now - oldest->at_ms < DROP_RETRY_MS;
+	snprintf(oldest->key, sizeof(oldest->key), "%s", key);
+	oldest->at_ms = now;
+	return true;
+}
+
 static void ch_expire(struct ch *ch)
 {
 	struct lru_error err;
@@ -1581,14 +1649,18 @@ static void ch_expire(struct ch *ch)
 		while (ch_rows_next(&r) && !stopping(ch)) {
 			if (strspn(r.f[0], "0123456789") != 8 || r.len[0] != 8)
 				continue;
+			if (drop_note(ch, e->table, r.f[0], false))
+				continue;	/* its task may still be in the queue */
 			if (e->roll && roll_day(ch, r.f[0], &err)) {
 				log_warn("clickhouse: rolling up day %s (its raw rows are kept until "
 					 "then): %s", r.f[0], err.msg);
 				break;
 			}
+			drop_note(ch, e->table, r.f[0], true);
 			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
 				    ch->cfg->ch_database, e->table, ch->on_cluster, r.f[0])) {
-				log_warn("clickhouse: expiring the %s of day %s: %s", e->table, r.f[0],
+				log_warn("clickhouse: expiring the %s of day %s (asked again in %d s if "
+					 "it is still there): %s", e->table, r.f[0], DROP_RETRY_MS / 1000,
 					 err.msg);
 				break;
 			}

@@ -38,7 +38,9 @@ ch_cluster_start() {
 chq() {
 	local url out
 	for url in ${2:-${CLICKHOUSE_URLS//,/ }}; do
-		out=$(curl -sSf --max-time 60 -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" \
+		# (200 s: a statement ON CLUSTER may wait a minute for 18.16's DDL queue, and
+		# another server asked after a timeout would queue it twice)
+		out=$(curl -sSf --max-time 200 -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" \
 			--data-binary "$1" "$url/" 2>&1) && { printf '%s\n' "$out"; return 0; }
 	done
 	printf '%s\n' "$out"

@@ -307,7 +307,7 @@ start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --maintenan
 	{ finish; exit 1; }
 samples_of() { chq "SELECT count() FROM lrugen.wss_samples WHERE startsWith(host, '$1')"; }
 raw_gone() { [[ $(counted "$1") == 0 && $(samples_of "$1") == 0 ]]; }
-wait_for "the expired days dropped" 60 raw_gone old && pass
+wait_for "the expired days dropped" 120 raw_gone old && pass
 logged() { grep -Eq "$1" "$B_LOG"; }
 wait_for "... and logged" 10 logged "dropped the snapshots of day [0-9]{8} \(raw-retention\)" && pass
 check_grep "... the samples rolled up first" "rolled up the working-set samples of day [0-9]{8}" \
@@ -343,7 +343,7 @@ start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --rollup-re
 	--maintenance-interval 1s || { finish; exit 1; }
 # (those of the old days; today's, of late and rolled-up samples, stay)
 rollups_gone() { [[ $(chq "SELECT count() FROM lrugen.wss_hourly_n WHERE $OLD_HOURS") == 0 ]]; }
-wait_for "the rollups past rollup-retention dropped" 60 rollups_gone && pass
+wait_for "the rollups past rollup-retention dropped" 120 rollups_gone && pass
 wait_for "... and logged" 10 logged "dropped the wss_hourly_n of day [0-9]{8} \(rollup-retention\)" && pass
 check "... wss no longer counts those days" "$(add "$(job_samples "$w2")" "$s0" "$s2")" \
 	"$(job_samples "$(wssq "")")"
