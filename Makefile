@@ -263,6 +263,11 @@ $(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(O)/store/rows.o $(SYNTH
 bench: $(BENCH_BINS) $(BINS)
 	$(Q)O=$(O) bench/run
 
+# lrugen's working set beside DAMON, DAMON_STAT and cAdvisor's, under QEMU
+# (bench/peers/run; BENCH_PEERS_KERNELS="6.12 7.3")
+bench-peers: all
+	$(Q)O=$(O) bench/peers/run
+
 # --- install -----------------------------------------------------------------
 # liblrugen's public headers: reading MGLRU (model, parsers, interface, kernel
 # files), working sets, accuracy warnings, aging and eviction commands, memcg
@@ -330,7 +335,7 @@ clean:
 	$(Q)case "$(O)" in ""|/|.|./) echo "clean: refusing O='$(O)'" >&2; exit 1;; esac
 	rm -rf $(O)
 
-.PHONY: all tests check check-vm kernel try demo demo-host run-tests fuzz bench install uninstall clean
+.PHONY: all tests check check-vm kernel try demo demo-host run-tests fuzz bench bench-peers install uninstall clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 
