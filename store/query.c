@@ -1913,8 +1913,8 @@ struct advise {
 	size_t nr_hosts, alloc_hosts;
 	char boot[64];		/* the boot the prev map holds */
 	uint64_t rows;
-	/* the rows of the host and boot with memcg counters: the last, the one before (0: none) */
-	uint64_t counted_row, prev_counted;
+	uint64_t counted_row;	/* the host and boot's last row with memcg counters (0: none) */
+	bool prev_counted;	/* ... and the row before the current one had them */
 };
 
 static void adv_job_free(void *p)
@@ -2097,7 +2097,6 @@ static int adv_memcg(void *arg, const struct tl_path *tp, const struct lru_fleet
 {
 	struct advise *a = arg;
 	struct adv_job *j = map_get_str(&a->jobs, tp->path);
-	uint64_t refaulted = m->refaulted;
 	uint64_t was_stolen = 0, was_refaulted = 0;
 	struct adv_prev_memcg *p;
 	char key[96];
@@ -2113,15 +2112,15 @@ static int adv_memcg(void *arg, const struct tl_path *tp, const struct lru_fleet
 	}
 	if (p->row && p->row + 1 == a->rows)
 		was_stolen = p->pgsteal, was_refaulted = p->refaulted;
-	if (j && j->row == a->rows && a->prev_counted && a->prev_counted + 1 == a->rows &&
-	    m->pgsteal >= was_stolen && refaulted >= was_refaulted) {
+	if (j && j->row == a->rows && a->prev_counted && m->pgsteal >= was_stolen &&
+	    m->refaulted >= was_refaulted) {
 		j->row_stolen = lru_sat_add_u64(j->row_stolen,
 						lru_sat_mul_u64(m->pgsteal - was_stolen, page));
 		j->row_refaulted = lru_sat_add_u64(j->row_refaulted,
-						   lru_sat_mul_u64(refaulted - was_refaulted, page));
+						   lru_sat_mul_u64(m->refaulted - was_refaulted, page));
 	}
 	p->pgsteal = m->pgsteal;
-	p->refaulted = refaulted;
+	p->refaulted = m->refaulted;
 	p->row = a->rows;
 	return 0;
 }
@@ -2131,13 +2130,14 @@ static void adv_counted(void *arg)
 {
 	struct advise *a = arg;
 
-	a->prev_counted = a->counted_row;
+	a->prev_counted = a->counted_row && a->counted_row + 1 == a->rows;
 	a->counted_row = a->rows;
 }
 
 /* One raw snapshot row: a new host or boot starts pairs afresh. */
 static int adv_snapshot(struct query *q, struct advise *a, const struct row *row)
 {
+	static const struct raw_fns fns = { adv_each, adv_memcg, adv_counted };
 	const char *host = row_str(row, 0), *boot = row_str(row, 1);
 
 	if (!a->nr_hosts || strcmp(a->hosts[a->nr_hosts - 1], host)) {
@@ -2158,10 +2158,9 @@ static int adv_snapshot(struct query *q, struct advise *a, const struct row *row
 		/* another host or boot: its lruvecs pair with nothing before */
 		map_clear(&a->prev, free);
 		snprintf(a->boot, sizeof(a->boot), "%s", boot);
-		a->counted_row = a->prev_counted = 0;
+		a->counted_row = 0;
+		a->prev_counted = false;
 	}
-	static const struct raw_fns fns = { adv_each, adv_memcg, adv_counted };
-
 	a->rows++;
 	return raw_lruvecs(q, row, &a->paths, a->glob, &fns, a);
 }
@@ -2451,6 +2450,7 @@ static int bands_each(void *arg, const struct tl_path *tp, const struct lru_flee
 
 static int bands_visit(struct query *q, void *arg, const struct row *row)
 {
+	static const struct raw_fns fns = { .fn = bands_each };
 	struct bands *b = arg;
 	const char *host = row_str(row, 0);
 	int64_t taken = row_i64(row, 2);
@@ -2467,8 +2467,6 @@ static int bands_visit(struct query *q, void *arg, const struct row *row)
 		snprintf(b->last, sizeof(b->last), "%s", host);
 		b->host++;
 	}
-	static const struct raw_fns fns = { .fn = bands_each };
-
 	if (raw_lruvecs(q, row, &b->paths, b->glob, &fns, sum))
 		return -1;
 	if (!sum[NR_BANDS])

@@ -54,13 +54,7 @@ case $(uname -r) in
 esac
 T_US=4500000
 echo "$PEERS_JOBS" | while read -r name mode node hot cold; do
-	vm_mkcg /jobs/$name || vm_die "cannot create /jobs/$name"
-	opts="--cgroup /sys/fs/cgroup/jobs/$name --node $node"
-	case $mode in
-	anon) vm_start $name workload anon $opts --hot $hot --cold $cold ;;
-	file) vm_start $name workload file $opts --path /mnt/data/$name.dat --hot $hot --cold $cold ;;
-	readfile) vm_start $name workload readfile $opts --path /mnt/data/$name.dat --mb $hot --period 100 ;;
-	esac || vm_die "$name did not start"
+	vm_tenant $name $mode $hot $cold --node $node --period 100 || vm_die "$name did not start"
 done
 # the cold sets idle longer than T before anyone measures
 sleep 6

@@ -102,6 +102,25 @@ vm_start() {
 	vm_log "$_vm_name ready: $(grep -m1 '^ready' "/tmp/$_vm_name.out")"
 }
 
+# vm_tenant NAME MODE HOT COLD [OPTION...]: memcg /jobs/NAME made and its
+# workload started in it (vm_start NAME): MODE anon (HOT and COLD MiB), file
+# (the same, mmap'd from /mnt/data/NAME.dat) or readfile (HOT MiB of
+# /mnt/data/NAME.dat read with read(2); COLD unused). OPTIONs go to workload
+# (--node N, --cpu N, --thp, --period MS).
+vm_tenant() {
+	_vm_tn=$1 _vm_tmode=$2 _vm_thot=$3 _vm_tcold=$4
+	shift 4
+	vm_mkcg /jobs/$_vm_tn || return 1
+	set -- --cgroup /sys/fs/cgroup/jobs/$_vm_tn "$@"
+	case $_vm_tmode in
+	anon) vm_start $_vm_tn workload anon "$@" --hot $_vm_thot --cold $_vm_tcold ;;
+	file) vm_start $_vm_tn workload file "$@" --path /mnt/data/$_vm_tn.dat --hot $_vm_thot \
+		--cold $_vm_tcold ;;
+	readfile) vm_start $_vm_tn workload readfile "$@" --path /mnt/data/$_vm_tn.dat --mb $_vm_thot ;;
+	*) echo "vm_tenant: unknown mode '$_vm_tmode'" >&2; return 1 ;;
+	esac
+}
+
 # vm_stop NAME: kill a process started with vm_start and wait for it to go.
 vm_stop() {
 	_vm_pid=$(cat "/tmp/$1.pid" 2>/dev/null) || return 0

@@ -55,18 +55,12 @@ vm_emit thp.enabled $thp/enabled
 [ -r /sys/module/damon_stat/parameters/enabled ] &&
 	vm_emit damon_stat.before /sys/module/damon_stat/parameters/enabled
 echo "$WSS_JOBS" | while read -r name mode node cpu hot cold; do
-	vm_mkcg /jobs/$name || vm_die "cannot create /jobs/$name"
-	cg=/sys/fs/cgroup/jobs/$name
-	opts="--cgroup $cg"
+	opts=
 	[ "$node" != - ] && opts="$opts --node $node"
 	[ "$cpu" != - ] && opts="$opts --cpu $cpu"
 	[ "$WSS_PAGES" != 4k ] && opts="$opts --thp"
-	case $mode in
-	anon) vm_start $name workload anon $opts --hot $hot --cold $cold ;;
-	file) vm_start $name workload file $opts --path /mnt/data/$name.dat --hot $hot --cold $cold ;;
-	readfile) vm_start $name workload readfile $opts --path /mnt/data/$name.dat \
-		--mb $hot --period 500 ;;
-	esac || vm_die "$name did not start"
+	[ $mode = readfile ] && opts="$opts --period 500"
+	vm_tenant $name $mode $hot $cold $opts || vm_die "$name did not start"
 done
 for phase in $WSS_PHASES; do
 	keep=
