@@ -1592,14 +1592,15 @@ static const struct expiry {
 
 /*
  * A DROP PARTITION ON CLUSTER is a task in ZooKeeper's DDL queue that every
- * server runs in turn; on a loaded cluster it can take longer than
- * clickhouse-timeout, and the day still shows (a replica not done yet) at
- * the next maintenance round. Sent again every round, the tasks pile up and
+ * server runs in turn; on a loaded cluster it can fail or time out while
+ * its task is still queued. Sent again every round, such tasks pile up and
  * every ON CLUSTER statement (--migrate's too) waits behind them. So a day's
- * DROP of a table is not sent again for DROP_RETRY_MS (18.16's
- * distributed_ddl_task_timeout). drop_note(ch, table, day, false): whether
- * it was sent less than that ago; drop_note(..., true): it is sent now (the
- * oldest note makes way).
+ * DROP of a table that failed is not sent again for DROP_RETRY_MS (18.16's
+ * distributed_ddl_task_timeout). One that succeeded is sent again at the
+ * next round if the day still shows (a part a replica fetched after it): it
+ * costs a moment. drop_note(ch, table, day, false): whether one failed less
+ * than that ago; drop_note(..., true): one failed now (the oldest note makes
+ * way).
  */
 #define DROP_RETRY_MS (180 * 1000)
 
@@ -1656,9 +1657,9 @@ static void ch_expire(struct ch *ch)
 					 "then): %s", r.f[0], err.msg);
 				break;
 			}
-			drop_note(ch, e->table, r.f[0], true);
 			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
 				    ch->cfg->ch_database, e->table, ch->on_cluster, r.f[0])) {
+				drop_note(ch, e->table, r.f[0], true);
 				log_warn("clickhouse: expiring the %s of day %s (asked again in %d s if "
 					 "it is still there): %s", e->table, r.f[0], DROP_RETRY_MS / 1000,
 					 err.msg);
