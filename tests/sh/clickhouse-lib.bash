@@ -18,6 +18,9 @@
 #   wssq ARGS [URL]              wss over 7 days of every path (default URL: B_URL)
 #   job_samples JSON             "PATH SAMPLES" per job of a wss answer
 #   add A B C                    per job, A's samples + B's - C's (job_samples lines)
+#   ch_keep_logs                 (in the EXIT trap, before the cluster is cleaned) after a
+#                                failure, the cluster's and the front-ends' logs are copied
+#                                to $LRUGEN_BUILD/failed/TEST.PID/ (or $LRUGEN_FAILED_LOGS)
 CLUSTER=$LRUGEN_SRC/tests/clickhouse/cluster
 CHT=${CHT:-}
 NOW=$(($(date +%s) * 1000))
@@ -33,6 +36,17 @@ ch_cluster_start() {
 	fi
 	. "$tmp/ch/cluster.env"
 	pw=$(cat "$CLICKHOUSE_PASSWORD_FILE")
+}
+
+ch_keep_logs() {
+	[[ ${T_FAIL:-0} -gt 0 && -d $tmp ]] || return 0
+	local to=${LRUGEN_FAILED_LOGS:-$LRUGEN_BUILD/failed}/$(basename "$0" .sh).$$ d
+	mkdir -p "$to" || return 0
+	for d in "$tmp"/ch/*/log; do
+		[[ -d $d ]] && cp -r "$d" "$to/$(basename "$(dirname "$d")")"
+	done
+	cp "$tmp"/*.log "$tmp"/*.err "$tmp"/*.out "$to/" 2>/dev/null
+	echo "# the cluster's and front-ends' logs of this failed run: $to" >&2
 }
 
 chq() {

@@ -10,7 +10,7 @@
 CHT=_local
 . "$(dirname "$0")/clickhouse-lib.bash"
 tmp=$(mktemp -d)
-trap 'stop_fe_all; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap 'stop_fe_all; ch_keep_logs; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 ch_cluster_start --shards 1 --replicas 1 || { finish; exit; }
 CLICKHOUSE_URLS=${CLICKHOUSE_URLS%%,*}	# one server

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/clickhouse-lib.bash"
 LRUGEND=$LRUGEN_BUILD/lrugend
 tmp=$(mktemp -d)
-trap 'stop_all; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap 'stop_all; ch_keep_logs; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 ch_cluster_start || { finish; exit; }
 make_tokens "$tmp"

@@ -19,6 +19,7 @@ start_store() {
 	shift
 	STORE_STARTS=$((STORE_STARTS + 1))
 	STORE_LOG=$dir/store.$STORE_STARTS.log
+	: >"$STORE_LOG" # (before the child opens it: the loop below reads it at once)
 	"$STORE_BIN" --db "$dir/db" --listen 127.0.0.1:0 "$@" >"$STORE_LOG" 2>&1 &
 	STORE_PID=$!
 	for ((i = 0; i < 100; i++)); do
