@@ -263,8 +263,9 @@ $(O)/bench/bench_store: $(O)/bench/store/bench_store.o $(O)/store/rows.o $(SYNTH
 bench: $(BENCH_BINS) $(BINS)
 	$(Q)O=$(O) bench/run
 
-# lrugen's working set beside DAMON, DAMON_STAT and cAdvisor's, under QEMU
-# (bench/peers/run; BENCH_PEERS_KERNELS="6.12 7.3")
+# lrugen beside DAMON (vaddr, paddr, DAMON_STAT, DAMON_RECLAIM, DAMOS pageout),
+# idle page tracking, cAdvisor's formula and Senpai-style reclaim, under QEMU
+# (bench/peers/run --help; BENCH_PEERS_KERNELS="6.12 7.3 patched")
 bench-peers: all
 	$(Q)O=$(O) bench/peers/run
 

@@ -19,22 +19,35 @@
 #                PEERS_DAMON_S seconds a DAMOS 'stat' scheme's tried regions:
 #                hot = regions accessed in the last aggregation or idle for
 #                less than T (age x aggregation < T)
-#   (a tuned setting, sampling 1 ms and 100..10000 regions, gave 0 for four
-#   tenants under TCG in a first run: not measured until that is understood)
+#   damon_tuned  the same with a finer setting: sampling 1 ms, 100..10000
+#                regions (the first 300 tried regions of each setting and
+#                tenant are kept in results/PAGES.damon.regions)
+#   damon_paddr  DAMON paddr over all System RAM, one DAMOS 'stat' scheme per
+#                tenant with a memcg filter; the hot regions' bytes that passed
+#                the filter (sz_filter_passed: 6.14 and later; before, the row
+#                says the kernel cannot answer)
 #   damon_stat   (7.3, on at boot) its figures, system-wide: read first, then
 #                switched off (DAMON contexts are exclusive: kdamonds through
 #                sysfs answer EBUSY while it runs)
+#   page_idle    idle page tracking (the patched kernel builds it; Debian's
+#                do not): every LRU page of each memcg (/proc/kpagecgroup)
+#                marked idle in /sys/kernel/mm/page_idle/bitmap, read back T
+#                later (tests/vm/pageidle.c, wss-v2's method per memcg)
+#
+# Each estimator runs twice: on tenants in 4 KiB pages, then on new ones in
+# transparent huge pages (PEERS_PAGES, default "4k thp"; the page cache of the
+# first is dropped in between).
 #
 # CPU: lrugen's (its processes, and the kernel's aging done in them: their
-# children's utime + stime) and each kdamond thread's, in clock ticks. Idle
-# page tracking is not built in Debian's kernels (CONFIG_IDLE_PAGE_TRACKING):
-# a row says so where /sys/kernel/mm/page_idle is missing.
+# children's utime + stime), pageidle's likewise, and each kdamond thread's,
+# in clock ticks.
 
 VM_SWAP=512M
 VM_DISK=384M
-VM_TIMEOUT=420
+VM_TIMEOUT=900
 
 PEERS_DAMON_S=${PEERS_DAMON_S:-30}
+PEERS_PAGES=${PEERS_PAGES:-4k thp}
 # memcg  mode      node hot_MiB cold_MiB
 PEERS_JOBS='web      anon      1   40  80
 db       anon      0   24  48
@@ -46,147 +59,288 @@ scenario_guest() {
 	cat <<EOF
 PEERS_JOBS='$PEERS_JOBS'
 PEERS_DAMON_S=$PEERS_DAMON_S
+PEERS_PAGES='$PEERS_PAGES'
 EOF
 	cat <<'EOF'
-case $(uname -r) in
-6.1.*) lrugen enable --keep-damon >/tmp/enable.txt 2>&1 ||
-	vm_die "lrugen enable failed: $(cat /tmp/enable.txt)" ;;
-esac
+vm_lrugen_on
 T_US=4500000
-echo "$PEERS_JOBS" | while read -r name mode node hot cold; do
-	vm_tenant $name $mode $hot $cold --node $node --period 100 || vm_die "$name did not start"
-done
-# the cold sets idle longer than T before anyone measures
-sleep 6
-children_ticks() { awk '{ print $16 + $17 }' /proc/$$/stat; }
-
-# damon_stat (7.3): its figures, then off
-ds=/sys/module/damon_stat/parameters
-if [ -r $ds/enabled ]; then
-	for f in $ds/*; do echo "$(basename $f) $(cat $f)"; done >/tmp/damon_stat.txt
-	echo N >$ds/enabled || vm_die "cannot switch damon_stat off"
-	vm_emit damon_stat.txt /tmp/damon_stat.txt
-fi
 [ -d /sys/kernel/mm/page_idle ] && echo yes >/tmp/page_idle || echo no >/tmp/page_idle
 vm_emit page_idle /tmp/page_idle
 
-# cAdvisor
-echo "$PEERS_JOBS" | while read -r name rest; do
-	cg=/sys/fs/cgroup/jobs/$name
-	echo "$name $(cat $cg/memory.current) $(awk '$1 == "inactive_file" { print $2 }' $cg/memory.stat)"
-done >/tmp/cadvisor.txt
-vm_emit cadvisor.txt /tmp/cadvisor.txt
-
-# lrugen
-uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
-c0=$(children_ticks)
-s0=$(uptime_ms)
-vm_lrugen_age 4 3
-lrugen wss --threshold 4500ms --memcg '/jobs/*' --json >/tmp/lrugen.json || vm_die "lrugen wss failed"
-echo "ticks $(($(children_ticks) - c0)) wall_ms $(($(uptime_ms) - s0))" >/tmp/lrugen.cpu
-vm_emit lrugen.json /tmp/lrugen.json
-vm_emit lrugen.cpu /tmp/lrugen.cpu
+D=/sys/kernel/mm/damon/admin/kdamonds
+# damon_ctx C OPS SAMPLE_US AGGR_US MIN MAX: a context's monitoring attributes
+damon_ctx() {
+	echo $2 >$1/operations
+	echo $3 >$1/monitoring_attrs/intervals/sample_us
+	echo $4 >$1/monitoring_attrs/intervals/aggr_us
+	echo 1000000 >$1/monitoring_attrs/intervals/update_us
+	echo $5 >$1/monitoring_attrs/nr_regions/min
+	echo $6 >$1/monitoring_attrs/nr_regions/max
+	echo 1 >$1/targets/nr_targets
+}
+# damon_stat_scheme S: a DAMOS 'stat' scheme that every region passes
+damon_stat_scheme() {
+	echo stat >$1/action
+	echo 0 >$1/access_pattern/sz/min
+	echo 18446744073709551615 >$1/access_pattern/sz/max
+	for a in nr_accesses age; do
+		echo 0 >$1/access_pattern/$a/min
+		echo 4294967295 >$1/access_pattern/$a/max
+	done
+}
+# damon_tried TRIED_DIR AGGR_US SIZE NAME: "hot BYTES all BYTES regions N" of a
+# scheme's tried regions (hot: accessed in the last aggregation, or idle for
+# less than T), SIZE 'range' (end - start) or 'passed' (sz_filter_passed);
+# "unsupported" if the kernel has no sz_filter_passed. The first 300 regions
+# go to /tmp/$P.damon.regions: CFG NAME start end nr_accesses age.
+damon_tried() {
+	_hot=0 _all=0 _nr=0
+	for r in $1/[0-9]*; do
+		[ -d "$r" ] || continue
+		if [ $3 = passed ]; then
+			[ -r $r/sz_filter_passed ] || { echo unsupported; return; }
+			set -- "$1" "$2" "$3" "$4" $(cat $r/start $r/end $r/nr_accesses $r/age $r/sz_filter_passed)
+			_sz=$9
+		else
+			set -- "$1" "$2" "$3" "$4" $(cat $r/start $r/end $r/nr_accesses $r/age)
+			_sz=$(($6 - $5))
+		fi
+		_all=$((_all + _sz)) _nr=$((_nr + 1))
+		if [ "$7" -gt 0 ] || [ $(($8 * $2)) -lt $T_US ]; then _hot=$((_hot + _sz)); fi
+		[ $_nr -le 300 ] && echo "$cfg $4 $5 $6 $7 $8" >>/tmp/$P.damon.regions
+	done
+	echo "hot $_hot all $_all regions $_nr"
+}
+# damon_update KDAMOND TRIED_DIR: the tried regions updated; sets tries. Under
+# TCG a kdamond sometimes reports none after the write returned: asked again,
+# a second apart, up to 5 times (the count is in the result line)
+damon_update() {
+	tries=0
+	while [ $tries -lt 5 ]; do
+		tries=$((tries + 1))
+		echo update_schemes_tried_regions >$1/state || vm_die "DAMON: tried regions of $1"
+		[ -d $2/0 ] && return
+		sleep 1
+	done
+}
+# damon_done CFG FILE: every kdamond off, FILE emitted as $P.CFG.txt
+damon_done() {
+	for k in $D/[0-9]*; do echo off >$k/state; done
+	echo 0 >$D/nr_kdamonds
+	vm_emit $P.$1.txt $2
+}
 
 # DAMON vaddr, one kdamond per tenant: damon SETTING SAMPLE_US AGGR_US MIN MAX
-D=/sys/kernel/mm/damon/admin/kdamonds
 damon() {
-	cfg=$1 sample=$2 aggr=$3 rmin=$4 rmax=$5
-	[ -d $D ] || { echo "no DAMON sysfs ($D)" >/tmp/damon.$cfg.txt; vm_emit damon.$cfg.txt /tmp/damon.$cfg.txt; return; }
+	cfg=damon_$1 aggr=$3 out=/tmp/$P.damon_$1.txt
+	[ -d $D ] || { echo "no DAMON sysfs ($D)" >$out; vm_emit $P.$cfg.txt $out; return; }
 	n=$(echo "$PEERS_JOBS" | wc -l)
 	echo $n >$D/nr_kdamonds || vm_die "DAMON: nr_kdamonds $n refused"
 	i=0
 	echo "$PEERS_JOBS" | while read -r name rest; do
 		k=$D/$i c=$D/$i/contexts/0
-		echo 1 >$D/$i/contexts/nr_contexts
-		echo vaddr >$c/operations
-		echo $sample >$c/monitoring_attrs/intervals/sample_us
-		echo $aggr >$c/monitoring_attrs/intervals/aggr_us
-		echo 1000000 >$c/monitoring_attrs/intervals/update_us
-		echo $rmin >$c/monitoring_attrs/nr_regions/min
-		echo $rmax >$c/monitoring_attrs/nr_regions/max
-		echo 1 >$c/targets/nr_targets
+		echo 1 >$k/contexts/nr_contexts
+		damon_ctx $c vaddr $2 $3 $4 $5
 		cat /tmp/$name.pid >$c/targets/0/pid_target
 		echo 1 >$c/schemes/nr_schemes
-		s=$c/schemes/0
-		echo stat >$s/action
-		echo 0 >$s/access_pattern/sz/min
-		echo 18446744073709551615 >$s/access_pattern/sz/max
-		for a in nr_accesses age; do
-			echo 0 >$s/access_pattern/$a/min
-			echo 4294967295 >$s/access_pattern/$a/max
-		done
+		damon_stat_scheme $c/schemes/0
 		echo on >$k/state 2>/tmp/damon.err || vm_die "DAMON: kdamond $i did not start: $(cat /tmp/damon.err)"
 		i=$((i + 1))
 	done
 	sleep "$PEERS_DAMON_S"
 	i=0
 	echo "$PEERS_JOBS" | while read -r name rest; do
-		k=$D/$i tr=$D/$i/contexts/0/schemes/0/tried_regions
+		k=$D/$i
 		ticks=$(awk '{ print $14 + $15 }' /proc/$(cat $k/pid)/stat)
-		echo update_schemes_tried_regions >$k/state || vm_die "DAMON: tried regions of kdamond $i"
-		hot=0 all=0 nr=0
-		for r in $tr/[0-9]*; do
-			[ -d "$r" ] || continue
-			sz=$(($(cat $r/end) - $(cat $r/start)))
-			acc=$(cat $r/nr_accesses) age=$(cat $r/age)
-			all=$((all + sz)) nr=$((nr + 1))
-			if [ "$acc" -gt 0 ] || [ $((age * aggr)) -lt $T_US ]; then hot=$((hot + sz)); fi
-		done
-		echo "$name hot $hot all $all regions $nr ticks $ticks seconds $PEERS_DAMON_S"
+		damon_update $k $k/contexts/0/schemes/0/tried_regions
+		echo "$name $(damon_tried $k/contexts/0/schemes/0/tried_regions $aggr range $name)" \
+			"ticks $ticks seconds $PEERS_DAMON_S kdamond $i tries $tries"
 		i=$((i + 1))
-	done >/tmp/damon.$cfg.txt
-	for k in $D/[0-9]*; do echo off >$k/state; done
-	echo 0 >$D/nr_kdamonds
-	vm_emit damon.$cfg.txt /tmp/damon.$cfg.txt
+	done >$out
+	damon_done $cfg $out
 }
-damon default 5000 100000 10 1000
-echo "$PEERS_JOBS" | while read -r name rest; do
-	vm_emit $name.stat /sys/fs/cgroup/jobs/$name/memory.stat
-done
+
+# DAMON paddr, filtered to each memcg: one kdamond over all System RAM
+# (/proc/iomem's span, as DAMON's own modules take it), one DAMOS 'stat'
+# scheme per tenant with a memcg filter (allow), applied every second; a
+# region's bytes that passed the filter (sz_filter_passed, 6.14 and later)
+# count for that tenant.
+damon_paddr() {
+	cfg=damon_paddr_$1 aggr=$3 out=/tmp/$P.damon_paddr_$1.txt
+	[ -d $D ] || { echo "no DAMON sysfs ($D)" >$out; vm_emit $P.$cfg.txt $out; return; }
+	lo= hi=
+	for r in $(sed -n 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\1-\2/p' /proc/iomem); do
+		a=$((0x${r%-*})) b=$((0x${r#*-} + 1))
+		{ [ -z "$lo" ] || [ $a -lt $lo ]; } && lo=$a
+		{ [ -z "$hi" ] || [ $b -gt $hi ]; } && hi=$b
+	done
+	[ -n "$hi" ] || vm_die "DAMON paddr: no System RAM in /proc/iomem"
+	echo 1 >$D/nr_kdamonds
+	k=$D/0 c=$D/0/contexts/0
+	echo 1 >$k/contexts/nr_contexts
+	damon_ctx $c paddr $2 $3 $4 $5
+	echo 1 >$c/targets/0/regions/nr_regions
+	echo $lo >$c/targets/0/regions/0/start
+	echo $hi >$c/targets/0/regions/0/end
+	echo "$PEERS_JOBS" | wc -l >$c/schemes/nr_schemes
+	i=0
+	echo "$PEERS_JOBS" | while read -r name rest; do
+		s=$c/schemes/$i
+		damon_stat_scheme $s
+		[ -w $s/apply_interval_us ] && echo 1000000 >$s/apply_interval_us
+		echo 1 >$s/filters/nr_filters
+		echo memcg >$s/filters/0/type
+		echo /jobs/$name >$s/filters/0/memcg_path
+		echo Y >$s/filters/0/matching
+		[ -w $s/filters/0/allow ] && echo Y >$s/filters/0/allow
+		i=$((i + 1))
+	done
+	echo on >$k/state 2>/tmp/damon.err || vm_die "DAMON paddr did not start: $(cat /tmp/damon.err)"
+	sleep "$PEERS_DAMON_S"
+	ticks=$(awk '{ print $14 + $15 }' /proc/$(cat $k/pid)/stat)
+	damon_update $k $c/schemes/0/tried_regions
+	i=0
+	echo "$PEERS_JOBS" | while read -r name rest; do
+		t=$(damon_tried $c/schemes/$i/tried_regions $aggr passed $name)
+		case $t in
+		unsupported) echo "$name unsupported (no sz_filter_passed before 6.14)" ;;
+		*) echo "$name $t ticks $ticks seconds $PEERS_DAMON_S kdamond 0 tries $tries" ;;
+		esac
+		i=$((i + 1))
+	done >$out
+	damon_done $cfg $out
+}
+
+# round PAGES: the tenants started (PAGES 4k: MADV_NOHUGEPAGE, thp: 2 MiB
+# transparent huge pages), every estimator in turn, the tenants stopped and
+# their page cache dropped; results named PAGES.*
+round() {
+	P=$1 opts=
+	[ $P = thp ] && opts=--thp
+	echo "$PEERS_JOBS" | while read -r name mode node hot cold; do
+		vm_tenant $name $mode $hot $cold --node $node --period 100 $opts || vm_die "$name did not start"
+	done
+	# the cold sets idle longer than T before anyone measures
+	sleep 6
+
+	# damon_stat (7.3, on at boot): its figures, then off
+	ds=/sys/module/damon_stat/parameters
+	if [ -r $ds/enabled ] && [ "$(cat $ds/enabled)" = Y ]; then
+		for f in $ds/*; do echo "$(basename $f) $(cat $f)"; done >/tmp/damon_stat.txt
+		echo N >$ds/enabled || vm_die "cannot switch damon_stat off"
+		vm_emit $P.damon_stat.txt /tmp/damon_stat.txt
+	fi
+
+	# cAdvisor
+	echo "$PEERS_JOBS" | while read -r name rest; do
+		cg=/sys/fs/cgroup/jobs/$name
+		echo "$name $(cat $cg/memory.current) $(awk '$1 == "inactive_file" { print $2 }' $cg/memory.stat)"
+	done >/tmp/$P.cadvisor.txt
+	vm_emit $P.cadvisor.txt /tmp/$P.cadvisor.txt
+
+	# lrugen
+	c0=$(vm_children_ticks)
+	s0=$(vm_uptime_ms)
+	vm_lrugen_age 4 3
+	lrugen wss --threshold 4500ms --memcg '/jobs/*' --json >/tmp/$P.lrugen.json || vm_die "lrugen wss failed"
+	echo "ticks $(($(vm_children_ticks) - c0)) wall_ms $(($(vm_uptime_ms) - s0))" >/tmp/$P.lrugen.cpu
+	vm_emit $P.lrugen.json /tmp/$P.lrugen.json
+	vm_emit $P.lrugen.cpu /tmp/$P.lrugen.cpu
+
+	# idle page tracking (where built): every LRU page of each memcg marked
+	# idle, read back T later (no aging meanwhile: it clears accessed bits too)
+	if [ -w /sys/kernel/mm/page_idle/bitmap ]; then
+		c0=$(vm_children_ticks)
+		pageidle --wait $((T_US / 1000)) $(echo "$PEERS_JOBS" | while read -r name rest; do
+			echo /sys/fs/cgroup/jobs/$name; done) >/tmp/pageidle.out 2>&1 ||
+			vm_die "pageidle failed: $(cat /tmp/pageidle.out)"
+		sed 's|^/sys/fs/cgroup/jobs/||' /tmp/pageidle.out >/tmp/$P.page_idle.txt
+		echo "ticks $(($(vm_children_ticks) - c0))" >>/tmp/$P.page_idle.txt
+		vm_emit $P.page_idle.txt /tmp/$P.page_idle.txt
+	fi
+
+	damon default 5000 100000 10 1000
+	damon tuned 1000 100000 100 10000
+	damon_paddr default 5000 100000 10 1000
+	[ -f /tmp/$P.damon.regions ] && vm_emit $P.damon.regions /tmp/$P.damon.regions
+	echo "$PEERS_JOBS" | while read -r name rest; do
+		vm_emit $P.$name.stat /sys/fs/cgroup/jobs/$name/memory.stat
+		vm_stop $name
+	done
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+for pages in $PEERS_PAGES; do round $pages; done
 EOF
 }
 
-# _peers_mib BYTES / _peers_err GOT_BYTES TRUTH_MIB: MiB, and the signed error in %
-_peers_mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
-_peers_err() { awk -v a="$1" -v t="$2" 'BEGIN { if (t) printf "%+.1f", (a / 1048576 - t) * 100 / t; else print "n/a" }'; }
+# _peers_damon FILE NAME: a DAMON result's hot bytes for tenant NAME, "null"
+# where the kernel cannot answer (paddr without sz_filter_passed), "" if missing
+_peers_damon() {
+	awk -v n="$2" '$1 == n && $2 == "hot" { print $3 } $1 == n && $2 == "unsupported" { print "null" }' "$1"
+}
+# _peers_ticks FILE: the kdamond threads' clock ticks of a DAMON result, null
+# if it has none (every line of a vaddr run is its own kdamond; paddr's one
+# kdamond is on each line)
+_peers_ticks() {
+	awk '$2 == "hot" { t[$13] = $9; n++ } END { for (k in t) s += t[k]; print n ? s : "null" }' "$1"
+}
+
+# _peers_round PAGES: one round's figures as JSON in results/PAGES.round.json
+# (asserting every estimator answered)
+_peers_round() {
+	local P=$1 r=$VM_RESULTS name mode node hot cold lr lw cur inact cad v ok rows=() lt lwall
+	local -A d
+	local cfgs=(damon_default damon_tuned damon_paddr_default) pi=null pit=null
+	vm_assert_file "$P: lrugen's answer" "$r/$P.lrugen.json" || return 1
+	vm_assert_file "$P: cAdvisor's figures" "$r/$P.cadvisor.txt" || return 1
+	for v in "${cfgs[@]}"; do vm_assert_file "$P: $v" "$r/$P.$v.txt" || return 1; done
+	while read -r name mode node hot cold; do
+		lr=$(jq --arg p "/jobs/$name" '[.[] | select(.memcg == $p) | .hot_bytes] | add // 0' "$r/$P.lrugen.json")
+		lw=$(jq -c --arg p "/jobs/$name" '[.[] | select(.memcg == $p) | .warnings // [] | .[]] | unique' \
+			"$r/$P.lrugen.json")
+		read -r _ cur inact < <(awk -v n="$name" '$1 == n' "$r/$P.cadvisor.txt")
+		cad=$((cur - inact)) ok=yes
+		[[ -n $lr && -n $cur ]] || ok=no
+		for v in "${cfgs[@]}"; do
+			d[$v]=$(_peers_damon "$r/$P.$v.txt" "$name")
+			[[ -n ${d[$v]} ]] || ok=no
+		done
+		vm_assert_eq "$P: $name: every estimator answered (or said why not)" yes $ok
+		if [[ -f $r/page_idle && $(cat "$r/page_idle") == yes ]]; then
+			pi=$(_peers_damon "$r/$P.page_idle.txt" "$name")
+			vm_assert_eq "$P: $name: idle page tracking answered" yes "$([[ -n $pi ]] && echo yes || echo no)"
+		fi
+		rows+=("$(jq -nc --arg m "/jobs/$name" --arg mode "$mode" --argjson truth $((hot * 1048576)) \
+			--argjson lrugen "${lr:-0}" --argjson damon "${d[damon_default]:-null}" \
+			--argjson tuned "${d[damon_tuned]:-null}" --argjson paddr "${d[damon_paddr_default]:-null}" \
+			--argjson pi "${pi:-null}" --argjson cadvisor "$cad" --argjson lw "${lw:-[]}" '{memcg: $m,
+			mode: $mode, truth_hot_bytes: $truth, lrugen: $lrugen, lrugen_warnings: $lw,
+			damon: $damon, damon_tuned: $tuned,
+			damon_paddr: $paddr, page_idle: $pi, cadvisor: $cadvisor}')")
+	done <<<"$PEERS_JOBS"
+	read -r _ lt _ lwall <"$r/$P.lrugen.cpu"
+	[[ -f $r/$P.page_idle.txt ]] && pit=$(awk '$1 == "ticks" { print $2 }' "$r/$P.page_idle.txt")
+	printf '%s\n' "${rows[@]}" | jq -sc --arg p "$P" --argjson lt "${lt:-0}" --argjson lw "${lwall:-0}" \
+		--argjson ds "$PEERS_DAMON_S" --argjson dt "$(_peers_ticks "$r/$P.damon_default.txt")" \
+		--argjson dtt "$(_peers_ticks "$r/$P.damon_tuned.txt")" \
+		--argjson dtp "$(_peers_ticks "$r/$P.damon_paddr_default.txt")" --argjson pit "${pit:-null}" \
+		'{pages: $p, tenants: ., cpu_ticks: {lrugen: $lt, lrugen_wall_ms: $lw, damon: $dt,
+		  damon_tuned: $dtt, damon_paddr: $dtp, damon_seconds: $ds, page_idle: $pit}}' >"$r/$P.round.json"
+}
 
 scenario_check() {
-	local r=$VM_RESULTS name mode node hot cold lr cad d1 cur inact table json rows=()
-	vm_assert_file "lrugen's answer" "$r/lrugen.json" || return
-	vm_assert_file "cAdvisor's figures" "$r/cadvisor.txt" || return
-	vm_assert_file "DAMON (damo's defaults)" "$r/damon.default.txt" || return
-	table=$(printf '%-7s %-8s %5s | %7s %7s | %7s %7s | %7s %7s\n' MEMCG MODE TRUTH \
-		LRUGEN ERR% DAMON ERR% CADVSR ERR%)
-	while read -r name mode node hot cold; do
-		lr=$(jq --arg p "/jobs/$name" '[.[] | select(.memcg == $p) | .hot_bytes] | add // 0' "$r/lrugen.json")
-		read -r _ cur inact < <(awk -v n="$name" '$1 == n' "$r/cadvisor.txt")
-		cad=$((cur - inact))
-		d1=$(awk -v n="$name" '$1 == n && $2 == "hot" { print $3 }' "$r/damon.default.txt")
-		vm_assert_eq "$name: every estimator answered" yes \
-			"$([[ -n $lr && -n $d1 && -n $cur ]] && echo yes || echo no)"
-		table+=$(printf '\n%-7s %-8s %5s | %7s %7s | %7s %7s | %7s %7s' "$name" "$mode" "$hot" \
-			"$(_peers_mib "$lr")" "$(_peers_err "$lr" "$hot")" "$(_peers_mib "${d1:-0}")" \
-			"$(_peers_err "${d1:-0}" "$hot")" "$(_peers_mib "$cad")" "$(_peers_err "$cad" "$hot")")
-		rows+=("$(jq -nc --arg m "/jobs/$name" --arg mode "$mode" --argjson truth $((hot * 1048576)) \
-			--argjson lrugen "${lr:-0}" --argjson damon "${d1:-0}" \
-			--argjson cadvisor "$cad" '{memcg: $m, mode: $mode, truth_hot_bytes: $truth,
-			lrugen: $lrugen, damon: $damon, cadvisor: $cadvisor}')")
-	done <<<"$PEERS_JOBS"
-	echo "  hot set (working set at 4.5 s), MiB, kernel $VM_RELEASE:"
-	sed 's/^/    /' <<<"$table"
-	local lt lw dt1
-	read -r _ lt _ lw <"$r/lrugen.cpu"
-	dt1=$(awk '{ s += $9 } END { print s + 0 }' "$r/damon.default.txt")
-	echo "  CPU (clock ticks of 10 ms): lrugen $lt over ${lw} ms (4 agings, 1 read);" \
-		"DAMON $dt1 over ${PEERS_DAMON_S} s (kdamond threads, all tenants)"
-	[[ -f $r/damon_stat.txt ]] && sed 's/^/  damon_stat: /' "$r/damon_stat.txt"
-	echo "  idle page tracking: $([[ $(cat "$r/page_idle" 2>/dev/null) == yes ]] && echo built ||
-		echo "not built (CONFIG_IDLE_PAGE_TRACKING)")"
-	json=$(printf '%s\n' "${rows[@]}" | jq -sc --arg k "$VM_KERNEL" --arg rel "$VM_RELEASE" \
-		--argjson lt "${lt:-0}" --argjson lw "${lw:-0}" --argjson dt1 "$dt1" \
-		--argjson ds "$PEERS_DAMON_S" --arg stat "$(cat "$r/damon_stat.txt" 2>/dev/null)" \
-		'{kernel: $k, release: $rel, tenants: ., cpu_ticks: {lrugen: $lt, lrugen_wall_ms: $lw,
-		  damon: $dt1, damon_seconds: $ds}, damon_stat: $stat}')
-	echo "$json" >"$r/../peers.json"
-	printf '%s\n' "$table" >"$r/../peers.txt"
+	local r=$VM_RESULTS P rounds=()
+	for P in $PEERS_PAGES; do
+		_peers_round "$P" || return
+		rounds+=("$r/$P.round.json")
+	done
+	jq -sc --arg k "$VM_KERNEL" --arg rel "$VM_RELEASE" \
+		--arg stat "$(cat "$r"/*.damon_stat.txt 2>/dev/null)" \
+		--argjson idle "$([[ $(cat "$r/page_idle" 2>/dev/null) == yes ]] && echo true || echo false)" \
+		'{kernel: $k, release: $rel,
+		  estimators: [{key: "lrugen", label: "lrugen"}, {key: "damon", label: "DAMON"},
+			{key: "damon_tuned", label: "DAMON-tuned"}, {key: "damon_paddr", label: "DAMON-paddr"},
+			{key: "page_idle", label: "idle-pages"}, {key: "cadvisor", label: "cAdvisor"}],
+		  rounds: ., damon_stat: $stat, page_idle: $idle}' "${rounds[@]}" >"$r/../peers.json"
 }

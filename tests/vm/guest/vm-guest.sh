@@ -148,6 +148,21 @@ vm_lruvecs() {
 		END { flush() }'
 }
 
+# vm_lrugen_on: MGLRU switched on where the kernel boots with it off (Debian's
+# 6.1), DAMON left as it is; dies if that fails.
+vm_lrugen_on() {
+	case $(uname -r) in
+	6.1.*) lrugen enable --keep-damon >/tmp/enable.txt 2>&1 ||
+		vm_die "lrugen enable failed: $(cat /tmp/enable.txt)" ;;
+	esac
+}
+
+# vm_children_ticks: clock ticks (utime + stime) of the calling shell's
+# children that have been waited for (a program's cost, with the kernel work
+# done in it). vm_uptime_ms: milliseconds since boot.
+vm_children_ticks() { awk '{ print $16 + $17 }' /proc/$$/stat; }
+vm_uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+
 # vm_lrugen_age ROUNDS SECS [OPTION...]: ROUNDS agings by 'lrugen age OPTION...',
 # SECS apart (a steady pace); dies on the first that fails. Its stderr is
 # left in /tmp/age.err.

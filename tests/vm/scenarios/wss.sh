@@ -39,10 +39,7 @@ WSS_PAGES=$WSS_PAGES
 WSS_PHASES='$WSS_PHASES'
 EOF
 	cat <<'EOF'
-case $(uname -r) in
-6.1.*) lrugen enable --keep-damon >/tmp/enable.txt 2>&1 ||
-	vm_die "lrugen enable failed: $(cat /tmp/enable.txt)" ;;
-esac
+vm_lrugen_on
 thp=/sys/kernel/mm/transparent_hugepage
 case $WSS_PAGES in
 mthp)
