@@ -48,6 +48,14 @@ def round_report($est; $release):
 		($peers[] | select($c[.key] != null) |
 		"  \(.label) \($c[.key]) (\(if .key == "page_idle" then "its process, one pass over T"
 			else "kdamond threads, \($c.damon_seconds) s" end)): lrugen/\(.label) = \(ratio($c.lrugen; $c[.key]))")),
+	  (if .memory then (.memory as $m |
+		"memory: lrugen \($m.lrugen_maxrss_kb // "?") KiB peak RSS (largest of its 5 runs)" +
+		(if $m.page_idle_maxrss_kb then ", idle-pages \($m.page_idle_maxrss_kb) KiB" else "" end) +
+		"; DAMON's regions: " + ([$peers[] | select(($m.damon_regions[.key] // null) != null) |
+			"\(.label) \($m.damon_regions[.key])" + (if $m.damon_region_bytes then
+			" (\($m.damon_regions[.key] * $m.damon_region_bytes / 1024 | round) KiB)" else "" end)] | join(", ")) +
+		(if $m.damon_region_bytes then " at \($m.damon_region_bytes) bytes a region" else "" end) +
+		", plus a kernel thread per kdamond") else empty end),
 	  "";
 
 # a kernel's reclaim run (bench/peers/reclaim.sh's reclaim.json)

@@ -40,7 +40,9 @@
 #
 # CPU: lrugen's (its processes, and the kernel's aging done in them: their
 # children's utime + stime), pageidle's likewise, and each kdamond thread's,
-# in clock ticks.
+# in clock ticks. Memory: lrugen's and pageidle's peak resident set
+# (tests/vm/rusage.c); DAMON's regions times this kernel's struct
+# damon_region (/sys/kernel/slab/damon_region/object_size).
 
 VM_SWAP=512M
 VM_DISK=384M
@@ -65,6 +67,9 @@ EOF
 vm_lrugen_on
 T_US=4500000
 [ -d /sys/kernel/mm/page_idle ] && echo yes >/tmp/page_idle || echo no >/tmp/page_idle
+# DAMON's memory: its regions (struct damon_region, this kernel's size)
+[ -r /sys/kernel/slab/damon_region/object_size ] &&
+	vm_emit damon_region.size /sys/kernel/slab/damon_region/object_size
 vm_emit page_idle /tmp/page_idle
 
 D=/sys/kernel/mm/damon/admin/kdamonds
@@ -241,8 +246,14 @@ round() {
 	# lrugen
 	c0=$(vm_children_ticks)
 	s0=$(vm_uptime_ms)
-	vm_lrugen_age 4 3
-	lrugen wss --threshold 4500ms --memcg '/jobs/*' --json >/tmp/$P.lrugen.json || vm_die "lrugen wss failed"
+	# (vm_lrugen_age's steady pace, each program under rusage for its memory)
+	for i in 1 2 3 4; do
+		[ $i -gt 1 ] && sleep 3
+		rusage /tmp/$P.lrugen.mem lrugen age >/dev/null 2>/tmp/age.err || vm_die "aging failed: $(cat /tmp/age.err)"
+	done
+	rusage /tmp/$P.lrugen.mem lrugen wss --threshold 4500ms --memcg '/jobs/*' --json >/tmp/$P.lrugen.json ||
+		vm_die "lrugen wss failed"
+	vm_emit $P.lrugen.mem /tmp/$P.lrugen.mem
 	echo "ticks $(($(vm_children_ticks) - c0)) wall_ms $(($(vm_uptime_ms) - s0))" >/tmp/$P.lrugen.cpu
 	vm_emit $P.lrugen.json /tmp/$P.lrugen.json
 	vm_emit $P.lrugen.cpu /tmp/$P.lrugen.cpu
@@ -251,12 +262,13 @@ round() {
 	# idle, read back T later (no aging meanwhile: it clears accessed bits too)
 	if [ -w /sys/kernel/mm/page_idle/bitmap ]; then
 		c0=$(vm_children_ticks)
-		pageidle --wait $((T_US / 1000)) $(echo "$PEERS_JOBS" | while read -r name rest; do
+		rusage /tmp/$P.page_idle.mem pageidle --wait $((T_US / 1000)) $(echo "$PEERS_JOBS" | while read -r name rest; do
 			echo /sys/fs/cgroup/jobs/$name; done) >/tmp/pageidle.out 2>&1 ||
 			vm_die "pageidle failed: $(cat /tmp/pageidle.out)"
 		sed 's|^/sys/fs/cgroup/jobs/||' /tmp/pageidle.out >/tmp/$P.page_idle.txt
 		echo "ticks $(($(vm_children_ticks) - c0))" >>/tmp/$P.page_idle.txt
 		vm_emit $P.page_idle.txt /tmp/$P.page_idle.txt
+		vm_emit $P.page_idle.mem /tmp/$P.page_idle.mem
 	fi
 
 	damon default 5000 100000 10 1000
@@ -284,6 +296,16 @@ _peers_damon() {
 # kdamond is on each line)
 _peers_ticks() {
 	awk '$2 == "hot" { t[$13] = $9; n++ } END { for (k in t) s += t[k]; print n ? s : "null" }' "$1"
+}
+
+# _peers_mem FILE: the largest maxrss_kb of rusage's lines, null without any
+_peers_mem() { awk '$1 == "maxrss_kb" { if ($2 > m) m = $2; n++ } END { print n ? m : "null" }' "$1" 2>/dev/null ||
+	echo null; }
+# _peers_regions FILE sum|max: a DAMON result's regions (vaddr: one kdamond
+# per line, summed; paddr: one kdamond, the same count on each line)
+_peers_regions() {
+	awk -v how="$2" '$2 == "hot" { n++; s += $7; if ($7 > m) m = $7 }
+		END { print n ? (how == "sum" ? s : m) : "null" }' "$1"
 }
 
 # _peers_round PAGES: one round's figures as JSON in results/PAGES.round.json
@@ -322,11 +344,18 @@ _peers_round() {
 	read -r _ lt _ lwall <"$r/$P.lrugen.cpu"
 	[[ -f $r/$P.page_idle.txt ]] && pit=$(awk '$1 == "ticks" { print $2 }' "$r/$P.page_idle.txt")
 	printf '%s\n' "${rows[@]}" | jq -sc --arg p "$P" --argjson lt "${lt:-0}" --argjson lw "${lwall:-0}" \
+		--argjson ml "$(_peers_mem "$r/$P.lrugen.mem")" --argjson mp "$(_peers_mem "$r/$P.page_idle.mem")" \
+		--argjson rd "$(_peers_regions "$r/$P.damon_default.txt" sum)" \
+		--argjson rt "$(_peers_regions "$r/$P.damon_tuned.txt" sum)" \
+		--argjson rp "$(_peers_regions "$r/$P.damon_paddr_default.txt" max)" \
+		--argjson rsz "$(cat "$r/damon_region.size" 2>/dev/null || echo null)" \
 		--argjson ds "$PEERS_DAMON_S" --argjson dt "$(_peers_ticks "$r/$P.damon_default.txt")" \
 		--argjson dtt "$(_peers_ticks "$r/$P.damon_tuned.txt")" \
 		--argjson dtp "$(_peers_ticks "$r/$P.damon_paddr_default.txt")" --argjson pit "${pit:-null}" \
 		'{pages: $p, tenants: ., cpu_ticks: {lrugen: $lt, lrugen_wall_ms: $lw, damon: $dt,
-		  damon_tuned: $dtt, damon_paddr: $dtp, damon_seconds: $ds, page_idle: $pit}}' >"$r/$P.round.json"
+		  damon_tuned: $dtt, damon_paddr: $dtp, damon_seconds: $ds, page_idle: $pit},
+		  memory: {lrugen_maxrss_kb: $ml, page_idle_maxrss_kb: $mp, damon_region_bytes: $rsz,
+		  damon_regions: {damon: $rd, damon_tuned: $rt, damon_paddr: $rp}}}' >"$r/$P.round.json"
 }
 
 scenario_check() {

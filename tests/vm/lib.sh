@@ -51,7 +51,8 @@ vm_scenario_kernels() {
 
 # vm_static_prog NAME: build the static guest program tests/vm/NAME.c (once;
 # again when its source changes) and print its path: workload (the tenants)
-# and pageidle (idle page tracking, bench/peers).
+# pageidle (idle page tracking) and rusage (a program's peak memory), for
+# bench/peers.
 vm_static_prog() {
 	local src=$VM_DIR/$1.c bin=$VM_OUT/$1 tmp
 	if [[ ! -x $bin || $src -nt $bin ]]; then
@@ -80,17 +81,18 @@ _vm_copy_prog() {
 # vm_initramfs OUT GUEST_SCRIPT [EXTRA_FILE[:GUEST_PATH]...]: build a
 # kernel-independent initramfs (cpio newc + gzip) at OUT with static busybox,
 # /init (tests/vm/guest/init), /lib/vm-guest.sh, GUEST_SCRIPT as /scenario.sh,
-# /usr/bin/workload and pageidle, our programs from LRUGEN_BUILD (those that exist) with
+# /usr/bin/workload, pageidle and rusage, our programs from LRUGEN_BUILD (those that exist) with
 # their libraries, and each EXTRA_FILE at GUEST_PATH (default /files/NAME).
 # The kernel's modules are not in it: vm_boot appends them.
 vm_initramfs() {
-	local out=$1 script=$2 stage wl pi p f src dst rc=0
+	local out=$1 script=$2 stage wl pi ru p f src dst rc=0
 	shift 2 || { vm_err "usage: vm_initramfs OUT GUEST_SCRIPT [EXTRA_FILE...]"; return 2; }
 	[[ -r $script ]] || { vm_err "vm_initramfs: cannot read guest script '$script'"; return 1; }
 	[[ -x /bin/busybox ]] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 		{ vm_err "vm_initramfs: /bin/busybox missing or not static (apt-get install busybox-static)"; return 1; }
 	wl=$(vm_static_prog workload) || return 1
 	pi=$(vm_static_prog pageidle) || return 1
+	ru=$(vm_static_prog rusage) || return 1
 	stage=$(mktemp -d) || return 1
 	(
 		set -e
@@ -103,6 +105,7 @@ vm_initramfs() {
 		install -m 755 "$script" scenario.sh
 		install -m 755 "$wl" usr/bin/workload
 		install -m 755 "$pi" usr/bin/pageidle
+		install -m 755 "$ru" usr/bin/rusage
 		echo "root:x:0:0:root:/root:/bin/sh" >etc/passwd
 		echo "root:x:0:" >etc/group
 		echo "127.0.0.1 localhost" >etc/hosts
