@@ -48,6 +48,7 @@ VM_SWAP=512M
 VM_DISK=384M
 VM_TIMEOUT=900
 
+PEERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PEERS_DAMON_S=${PEERS_DAMON_S:-30}
 PEERS_PAGES=${PEERS_PAGES:-4k thp}
 # memcg  mode      node hot_MiB cold_MiB
@@ -63,6 +64,7 @@ PEERS_JOBS='$PEERS_JOBS'
 PEERS_DAMON_S=$PEERS_DAMON_S
 PEERS_PAGES='$PEERS_PAGES'
 EOF
+	cat "$PEERS_DIR/damon-guest.sh"
 	cat <<'EOF'
 vm_lrugen_on
 T_US=4500000
@@ -73,26 +75,6 @@ T_US=4500000
 vm_emit page_idle /tmp/page_idle
 
 D=/sys/kernel/mm/damon/admin/kdamonds
-# damon_ctx C OPS SAMPLE_US AGGR_US MIN MAX: a context's monitoring attributes
-damon_ctx() {
-	echo $2 >$1/operations
-	echo $3 >$1/monitoring_attrs/intervals/sample_us
-	echo $4 >$1/monitoring_attrs/intervals/aggr_us
-	echo 1000000 >$1/monitoring_attrs/intervals/update_us
-	echo $5 >$1/monitoring_attrs/nr_regions/min
-	echo $6 >$1/monitoring_attrs/nr_regions/max
-	echo 1 >$1/targets/nr_targets
-}
-# damon_stat_scheme S: a DAMOS 'stat' scheme that every region passes
-damon_stat_scheme() {
-	echo stat >$1/action
-	echo 0 >$1/access_pattern/sz/min
-	echo 18446744073709551615 >$1/access_pattern/sz/max
-	for a in nr_accesses age; do
-		echo 0 >$1/access_pattern/$a/min
-		echo 4294967295 >$1/access_pattern/$a/max
-	done
-}
 # damon_tried TRIED_DIR AGGR_US SIZE NAME: "hot BYTES all BYTES regions N" of a
 # scheme's tried regions (hot: accessed in the last aggregation, or idle for
 # less than T), SIZE 'range' (end - start) or 'passed' (sz_filter_passed);
@@ -148,7 +130,7 @@ damon() {
 		damon_ctx $c vaddr $2 $3 $4 $5
 		cat /tmp/$name.pid >$c/targets/0/pid_target
 		echo 1 >$c/schemes/nr_schemes
-		damon_stat_scheme $c/schemes/0
+		damon_scheme $c/schemes/0 stat 4294967295 0
 		echo on >$k/state 2>/tmp/damon.err || vm_die "DAMON: kdamond $i did not start: $(cat /tmp/damon.err)"
 		i=$((i + 1))
 	done
@@ -191,7 +173,7 @@ damon_paddr() {
 	i=0
 	echo "$PEERS_JOBS" | while read -r name rest; do
 		s=$c/schemes/$i
-		damon_stat_scheme $s
+		damon_scheme $s stat 4294967295 0
 		[ -w $s/apply_interval_us ] && echo 1000000 >$s/apply_interval_us
 		echo 1 >$s/filters/nr_filters
 		echo memcg >$s/filters/0/type
