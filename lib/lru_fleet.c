@@ -5,12 +5,14 @@
 
 #include "lru_sat.h"
 
-#define PACK_VERSION 1
+#define PACK_VERSION 2		/* written; format 1 is still read */
 #define HIST_VERSION 1
 #define GEN_EVICTED 0x08	/* lruvec flag: an evicted byte follows each generation */
 #define GEN_BIRTH 0x10		/* lruvec flag: a birth delta follows each generation */
 #define LV_WARNINGS 0x20	/* lruvec flag: its LRU_WARN_* bits follow its first seq */
-#define LV_FLAGS 0x3f		/* every flag and the generation count */
+#define LV_SAME_MEMCG 0x40	/* format 2: path id, inode and memcg id as the lruvec before */
+#define LV_FLAGS_V1 0x3f	/* every flag and the generation count of format 1 */
+#define LV_FLAGS 0x7f		/* ... of format 2 */
 #define WARN_VERSION 1
 #define MEMCG_SECTION 0x4d	/* 'M': the memcgs' reclaim counters follow the lruvecs */
 
@@ -172,10 +174,17 @@ static enum lru_err pack_memcgs(const struct lru_snapshot *snap, const uint64_t 
 	return LRU_OK;
 }
 
+/* v - prev as a zigzag varint: small either way, and exact (it wraps back) */
+static void put_delta(struct lru_buf *out, uint64_t v, uint64_t prev)
+{
+	lru_buf_put_svarint(out, (int64_t)(v - prev));
+}
+
 enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *path_ids,
 			    struct lru_buf *out, struct lru_error *err)
 {
 	int64_t mid = lru_fleet_taken_ms(snap);
+	struct lru_fleet_prev prev = { 0 };
 	enum lru_err rc;
 	size_t i;
 
@@ -211,22 +220,28 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 		}
 		if (lv->warnings)
 			flags |= LV_WARNINGS;
+		if (path_ids[lv->memcg] == prev.path_id && m->ino == prev.ino && m->id == prev.memcg_id)
+			flags |= LV_SAME_MEMCG;
 		rc = lru_buf_reserve(out, 7 * LRU_BUF_VARINT_MAX + 1 +
 					  LRU_MAX_GENS * (4 * LRU_BUF_VARINT_MAX + 1), err);
 		if (rc)
 			return rc;
-		lru_buf_put_varint(out, path_ids[lv->memcg]);
-		lru_buf_put_varint(out, m->ino);
-		lru_buf_put_varint(out, m->id);
-		lru_buf_put_varint(out, (uint64_t)lv->node);
 		out->data[out->len++] = flags;
-		lru_buf_put_varint(out, lv->gens[0].seq);
+		if (!(flags & LV_SAME_MEMCG)) {
+			put_delta(out, path_ids[lv->memcg], prev.path_id);
+			put_delta(out, m->ino, prev.ino);
+			put_delta(out, m->id, prev.memcg_id);
+		}
+		lru_buf_put_varint(out, (uint64_t)lv->node);
+		put_delta(out, lv->gens[0].seq, prev.seq);
 		if (flags & LV_WARNINGS)
 			lru_buf_put_varint(out, lv->warnings);
 		for (g = 0; g < lv->nr_gens; g++) {
 			const struct lru_gen *gen = &lv->gens[g];
+			unsigned k = lv->nr_gens - 1 - g;	/* from the youngest */
 
-			lru_buf_put_varint(out, gen->age_ms);
+			put_delta(out, gen->age_ms, prev.age_ms[k]);
+			prev.age_ms[k] = gen->age_ms;
 			lru_buf_put_varint(out, gen->pages[LRU_ANON]);
 			lru_buf_put_varint(out, gen->pages[LRU_FILE]);
 			if (flags & GEN_EVICTED)
@@ -235,6 +250,10 @@ enum lru_err lru_fleet_pack(const struct lru_snapshot *snap, const uint64_t *pat
 				lru_buf_put_svarint(out, lru_wrap_sub_i64(gen->birth_ms,
 							lru_sat_sub_i64(mid, gen->age_ms)));
 		}
+		prev.path_id = path_ids[lv->memcg];
+		prev.ino = m->ino;
+		prev.memcg_id = m->id;
+		prev.seq = lv->gens[0].seq;
 	}
 	return pack_memcgs(snap, path_ids, out, err);
 }
@@ -253,8 +272,9 @@ enum lru_err lru_fleet_unpack_begin(struct lru_fleet_reader *r, const void *blob
 
 	memset(r, 0, sizeof(*r));
 	r->mid_ms = mid_ms;
-	if (!len || *(const uint8_t *)blob != PACK_VERSION)	/* blob may be NULL when len is 0 */
-		return corrupt(err, "unknown format version");
+	if (!len || (*(const uint8_t *)blob != 1 && *(const uint8_t *)blob != 2))
+		return corrupt(err, "unknown format version");	/* blob may be NULL when len is 0 */
+	r->version = *(const uint8_t *)blob;
 	r->p = blob;
 	r->end = r->p + len;
 	r->p++;
@@ -274,6 +294,17 @@ enum lru_err lru_fleet_unpack_begin(struct lru_fleet_reader *r, const void *blob
 		return corrupt(err, "bad lruvec count");
 	r->nr_lruvecs = (size_t)n;
 	return LRU_OK;
+}
+
+/* *v += the next zigzag varint (format 2's deltas); non-zero when truncated */
+static int get_delta(struct lru_fleet_reader *r, uint64_t *v)
+{
+	int64_t d;
+
+	if (lru_get_svarint(&r->p, r->end, &d))
+		return -1;
+	*v += (uint64_t)d;
+	return 0;
 }
 
 int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *out,
@@ -296,16 +327,39 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		return r->has_memcgs || r->p == r->end ? 0 : (corrupt(err, "trailing bytes"), -1);
 	}
 	memset(out, 0, sizeof(*out));
-	if (lru_get_varint(&r->p, r->end, &out->path_id) ||
-	    lru_get_varint(&r->p, r->end, &out->ino) ||
-	    lru_get_varint(&r->p, r->end, &out->memcg_id) ||
-	    lru_get_varint(&r->p, r->end, &node) || r->p >= r->end)
-		return corrupt(err, "truncated lruvec"), -1;
-	flags = *r->p++;
+	if (r->version == 1) {
+		if (lru_get_varint(&r->p, r->end, &out->path_id) ||
+		    lru_get_varint(&r->p, r->end, &out->ino) ||
+		    lru_get_varint(&r->p, r->end, &out->memcg_id) ||
+		    lru_get_varint(&r->p, r->end, &node) || r->p >= r->end)
+			return corrupt(err, "truncated lruvec"), -1;
+		flags = *r->p++;
+		if (flags & ~LV_FLAGS_V1)
+			return corrupt(err, "bad lruvec header"), -1;
+		if (lru_get_varint(&r->p, r->end, &seq))
+			return corrupt(err, "bad sequence number"), -1;
+	} else {
+		if (r->p >= r->end)
+			return corrupt(err, "truncated lruvec"), -1;
+		flags = *r->p++;
+		if (flags & ~LV_FLAGS)
+			return corrupt(err, "bad lruvec header"), -1;
+		out->path_id = r->prev.path_id;
+		out->ino = r->prev.ino;
+		out->memcg_id = r->prev.memcg_id;
+		seq = r->prev.seq;
+		if ((!(flags & LV_SAME_MEMCG) &&
+		     (get_delta(r, &out->path_id) || get_delta(r, &out->ino) ||
+		      get_delta(r, &out->memcg_id))) ||
+		    lru_get_varint(&r->p, r->end, &node))
+			return corrupt(err, "truncated lruvec"), -1;
+		if (get_delta(r, &seq))
+			return corrupt(err, "bad sequence number"), -1;
+	}
 	nr = flags & 0x07;
-	if (node > LRU_NODE_MAX || nr < 1 || nr > LRU_MAX_GENS || (flags & ~LV_FLAGS))
+	if (node > LRU_NODE_MAX || nr < 1 || nr > LRU_MAX_GENS)
 		return corrupt(err, "bad lruvec header"), -1;
-	if (lru_get_varint(&r->p, r->end, &seq) || seq > UINT64_MAX - (nr - 1))
+	if (seq > UINT64_MAX - (nr - 1))
 		return corrupt(err, "bad sequence number"), -1;
 	if ((flags & LV_WARNINGS) &&
 	    (lru_get_varint(&r->p, r->end, &warnings) || warnings > UINT32_MAX))
@@ -315,11 +369,15 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 	out->lv.nr_gens = nr;
 	for (g = 0; g < nr; g++) {
 		struct lru_gen *gen = &out->lv.gens[g];
+		unsigned k = nr - 1 - g;
 		int64_t delta = 0;
 
-		if (lru_get_varint(&r->p, r->end, &age) || age > UINT32_MAX ||
+		age = r->prev.age_ms[k];
+		if ((r->version == 1 ? lru_get_varint(&r->p, r->end, &age) : get_delta(r, &age)) ||
+		    age > UINT32_MAX ||
 		    lru_get_varint(&r->p, r->end, &anon) || lru_get_varint(&r->p, r->end, &file))
 			return corrupt(err, "truncated generation"), -1;
+		r->prev.age_ms[k] = age;
 		if (flags & GEN_EVICTED) {
 			if (r->p >= r->end || *r->p > 3)
 				return corrupt(err, "bad evicted mark"), -1;
@@ -333,6 +391,10 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		gen->pages[LRU_FILE] = file;
 		gen->birth_ms = lru_wrap_add_i64(lru_sat_sub_i64(r->mid_ms, (int64_t)age), delta);
 	}
+	r->prev.path_id = out->path_id;
+	r->prev.ino = out->ino;
+	r->prev.memcg_id = out->memcg_id;
+	r->prev.seq = seq;
 	r->next++;
 	return 1;
 }

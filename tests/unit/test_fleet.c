@@ -4,6 +4,7 @@
  */
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,45 @@ static void test_cold_matches_ws(void **state)
 	lru_snapshot_release(&s);
 }
 
+/*
+ * What test_pack_roundtrip's snapshot reads back as (taken mid): two
+ * lruvecs, /jobs/web (id 42) warned with three generations and /x (id 7)
+ * with an evicted one born 77 ms before mid - age.
+ */
+static void expect_roundtrip(struct lru_fleet_reader *r, const struct lru_node_mem *nodes,
+			     int64_t mid)
+{
+	struct lru_fleet_lruvec out;
+	struct lru_error err;
+
+	assert_int_equal(r->nr_nodes, 1);
+	assert_int_equal(nodes[0].node, 3);
+	assert_int_equal(nodes[0].total, 8ULL << 30);
+	assert_int_equal(nodes[0].free, 1ULL << 30);
+	assert_int_equal(lru_fleet_unpack_next(r, &out, &err), 1);
+	assert_int_equal(out.path_id, 42);
+	assert_int_equal(out.ino, 1234567);
+	assert_int_equal(out.memcg_id, 5);
+	assert_int_equal(out.lv.node, 3);
+	assert_int_equal(out.lv.nr_gens, 3);
+	assert_int_equal(out.lv.warnings, LRU_WARN_THP_UNAGED);
+	for (unsigned g = 0; g < 3; g++) {
+		assert_int_equal(out.lv.gens[g].seq, 100 + g);
+		assert_int_equal(out.lv.gens[g].age_ms, 9000 - g * 3000);
+		assert_int_equal(out.lv.gens[g].pages[LRU_ANON], 1000 * g);
+		assert_int_equal(out.lv.gens[g].pages[LRU_FILE], 7);
+		assert_int_equal(out.lv.gens[g].birth_ms, mid - (9000 - g * 3000));
+	}
+	assert_int_equal(lru_fleet_unpack_next(r, &out, &err), 1);
+	assert_int_equal(out.path_id, 7);
+	assert_int_equal(out.memcg_id, 6);
+	assert_int_equal(out.lv.node, 0);
+	assert_int_equal(out.lv.warnings, 0);
+	assert_int_equal(out.lv.gens[0].seq, 1);
+	assert_int_equal(out.lv.gens[0].evicted, 2);
+	assert_int_equal(out.lv.gens[0].birth_ms, mid - 5 - 77);
+}
+
 static void test_pack_roundtrip(void **state)
 {
 	struct lru_snapshot s;
@@ -105,27 +145,7 @@ static void test_pack_roundtrip(void **state)
 
 	assert_int_equal(lru_fleet_unpack_begin(&r, b.data, b.len, lru_fleet_taken_ms(&s), nodes, 4,
 						&err), LRU_OK);
-	assert_int_equal(r.nr_nodes, 1);
-	assert_int_equal(nodes[0].node, 3);
-	assert_int_equal(nodes[0].free, 1ULL << 30);
-	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
-	assert_int_equal(out.path_id, 42);
-	assert_int_equal(out.ino, 1234567);
-	assert_int_equal(out.memcg_id, 5);
-	assert_int_equal(out.lv.node, 3);
-	assert_int_equal(out.lv.nr_gens, 3);
-	assert_int_equal(out.lv.warnings, LRU_WARN_THP_UNAGED);
-	for (unsigned g = 0; g < 3; g++) {
-		assert_int_equal(out.lv.gens[g].seq, 100 + g);
-		assert_int_equal(out.lv.gens[g].age_ms, s.lruvecs[0].gens[g].age_ms);
-		assert_int_equal(out.lv.gens[g].pages[0], 1000 * g);
-		assert_int_equal(out.lv.gens[g].birth_ms, s.lruvecs[0].gens[g].birth_ms);
-	}
-	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
-	assert_int_equal(out.path_id, 7);
-	assert_int_equal(out.lv.warnings, 0);
-	assert_int_equal(out.lv.gens[0].evicted, 2);
-	assert_int_equal(out.lv.gens[0].birth_ms, s.lruvecs[1].gens[0].birth_ms);
+	expect_roundtrip(&r, nodes, lru_fleet_taken_ms(&s));
 	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
 
 	/* every truncation is an error, never a crash */
@@ -139,6 +159,176 @@ static void test_pack_roundtrip(void **state)
 		assert_int_equal(rc, -1);
 		assert_int_equal(err.code, LRU_EPROTO);
 	}
+	lru_buf_release(&b);
+	lru_snapshot_release(&s);
+}
+
+/*
+ * Blobs written before format 2 (raw rows already stored) read back as they
+ * were: this one is what format 1's packer wrote for test_pack_roundtrip's
+ * snapshot with counters for /jobs/web (taken 1700000000050).
+ */
+static void test_pack_format1(void **state)
+{
+	static const uint8_t v1[] = {
+		0x01, 0x01, 0x03, 0x80, 0x80, 0x80, 0x80, 0x20, 0x80, 0x80, 0x80, 0x80,
+		0x04, 0x05, 0x06, 0x02, 0x2a, 0x87, 0xad, 0x4b, 0x05, 0x03, 0x23, 0x64,
+		0x01, 0xa8, 0x46, 0x00, 0x07, 0xf0, 0x2e, 0xe8, 0x07, 0x07, 0xb8, 0x17,
+		0xd0, 0x0f, 0x07, 0x07, 0x00, 0x06, 0x00, 0x19, 0x01, 0x05, 0x03, 0x04,
+		0x02, 0x99, 0x01, 0x4d, 0x01, 0x2a, 0xe8, 0x07, 0xf2, 0x02,
+	};
+	const int64_t mid = 1700000000050;
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec out;
+	struct lru_fleet_memcg m;
+	struct lru_node_mem nodes[2];
+	struct lru_error err;
+
+	(void)state;
+	assert_int_equal(lru_fleet_unpack_begin(&r, v1, sizeof(v1), mid, nodes, 2, &err), LRU_OK);
+	expect_roundtrip(&r, nodes, mid);
+	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+	assert_true(r.has_memcgs);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), 1);
+	assert_int_equal(m.path_id, 42);
+	assert_int_equal(m.pgsteal, 1000);
+	assert_int_equal(m.refaulted, 370);
+	assert_int_equal(lru_fleet_unpack_memcg(&r, &m, &err), 0);
+	/* format 1 had no flag 0x40 */
+	{
+		uint8_t bad[sizeof(v1)];
+
+		memcpy(bad, v1, sizeof(v1));
+		assert_int_equal(bad[22], 0x23);	/* the first lruvec's flags: 3 gens, warned */
+		bad[22] |= 0x40;
+		assert_int_equal(lru_fleet_unpack_begin(&r, bad, sizeof(bad), mid, NULL, 0, &err),
+				 LRU_OK);
+		assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), -1);
+		assert_int_equal(err.code, LRU_EPROTO);
+		bad[0] = 3;
+		assert_int_equal(lru_fleet_unpack_begin(&r, bad, sizeof(bad), mid, NULL, 0, &err),
+				 LRU_EPROTO);
+		assert_string_equal(err.msg, "packed generations: unknown format version");
+	}
+}
+
+static uint64_t rnd_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* a value of any size: small, near a power of two, or the extremes */
+static uint64_t rnd_value(uint64_t *x)
+{
+	uint64_t r = rnd_next(x);
+
+	switch (r % 5) {
+	case 0: return r >> 60;
+	case 1: return UINT64_MAX - (r >> 62);
+	case 2: return r >> (r % 64);
+	default: return (r >> 8) % 100000;
+	}
+}
+
+/*
+ * Format 2 keeps what repeats as differences from the lruvec before: every
+ * value comes back exactly whichever way it moves (down, wrapping, by any
+ * amount), and a memcg's lruvec on its next node, aged with the one before,
+ * costs its flags, node, seq difference, age differences and page counts
+ * only.
+ */
+static void test_pack_deltas(void **state)
+{
+	struct lru_snapshot s;
+	struct lru_buf b;
+	struct lru_fleet_reader r;
+	struct lru_fleet_lruvec out;
+	struct lru_error err;
+	uint64_t ids[64], x = 88172645463325252ULL;
+	size_t mi, li, i, before;
+
+	(void)state;
+	for (int round = 0; round < 50; round++) {
+		lru_snapshot_init(&s);
+		lru_buf_init(&b);
+		for (i = 0; i < 40; i++) {
+			char path[32];
+			unsigned nr = 1 + (unsigned)(rnd_next(&x) % LRU_MAX_GENS);
+
+			snprintf(path, sizeof(path), "/m%zu", i);
+			assert_int_equal(lru_snapshot_add_memcg(&s, (uint32_t)rnd_value(&x), path,
+								strlen(path), &mi, NULL), LRU_OK);
+			s.memcgs[mi].ino = rnd_value(&x);
+			ids[mi] = rnd_next(&x) % 3 ? rnd_value(&x) : (mi ? ids[mi - 1] : 0);
+			assert_int_equal(lru_snapshot_add_lruvec(&s, mi, (int)(rnd_next(&x) % 4), &li,
+								 NULL), LRU_OK);
+			s.lruvecs[li].nr_gens = nr;
+			s.lruvecs[li].warnings = rnd_next(&x) % 4 ? 0 : LRU_WARN_THP_UNAGED;
+			s.lruvecs[li].gens[0].seq = rnd_value(&x) >> 1;
+			for (unsigned g = 0; g < nr; g++) {
+				struct lru_gen *gen = &s.lruvecs[li].gens[g];
+
+				gen->seq = s.lruvecs[li].gens[0].seq + g;
+				gen->age_ms = (uint32_t)rnd_value(&x);
+				gen->pages[LRU_ANON] = rnd_value(&x);
+				gen->pages[LRU_FILE] = rnd_value(&x);
+				gen->evicted = rnd_next(&x) % 7 ? 0 : 1;
+			}
+		}
+		lru_snapshot_set_times(&s, 1700000000000, 1700000000100);
+		s.lruvecs[3].gens[0].birth_ms = INT64_MIN;
+		assert_int_equal(lru_fleet_pack(&s, ids, &b, &err), LRU_OK);
+		assert_int_equal(lru_fleet_unpack_begin(&r, b.data, b.len, lru_fleet_taken_ms(&s),
+							NULL, 0, &err), LRU_OK);
+		for (i = 0; i < s.nr_lruvecs; i++) {
+			const struct lru_lruvec *lv = &s.lruvecs[i];
+
+			assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 1);
+			assert_int_equal(out.path_id, ids[lv->memcg]);
+			assert_int_equal(out.ino, s.memcgs[lv->memcg].ino);
+			assert_int_equal(out.memcg_id, s.memcgs[lv->memcg].id);
+			assert_int_equal(out.lv.node, lv->node);
+			assert_int_equal(out.lv.nr_gens, lv->nr_gens);
+			assert_int_equal(out.lv.warnings, lv->warnings);
+			for (unsigned g = 0; g < lv->nr_gens; g++) {
+				assert_int_equal(out.lv.gens[g].seq, lv->gens[g].seq);
+				assert_int_equal(out.lv.gens[g].age_ms, lv->gens[g].age_ms);
+				assert_int_equal(out.lv.gens[g].pages[LRU_ANON], lv->gens[g].pages[LRU_ANON]);
+				assert_int_equal(out.lv.gens[g].pages[LRU_FILE], lv->gens[g].pages[LRU_FILE]);
+				assert_int_equal(out.lv.gens[g].evicted, lv->gens[g].evicted);
+				assert_int_equal(out.lv.gens[g].birth_ms, lv->gens[g].birth_ms);
+			}
+		}
+		assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
+		lru_buf_release(&b);
+		lru_snapshot_release(&s);
+	}
+
+	/* one memcg on two nodes, aged at once: the second lruvec is 1 + 1 + 1 + 2 x 3 bytes */
+	lru_snapshot_init(&s);
+	lru_buf_init(&b);
+	assert_int_equal(lru_snapshot_add_memcg(&s, 77, "/jobs/web", 9, &mi, NULL), LRU_OK);
+	s.memcgs[mi].ino = 9876543;
+	ids[0] = 4000;
+	for (int n = 0; n < 2; n++) {
+		assert_int_equal(lru_snapshot_add_lruvec(&s, mi, n, &li, NULL), LRU_OK);
+		s.lruvecs[li].nr_gens = 2;
+		s.lruvecs[li].gens[0] = (struct lru_gen){ .seq = 500, .age_ms = 7200000,
+							  .pages = { 10 + n, 20 } };
+		s.lruvecs[li].gens[1] = (struct lru_gen){ .seq = 501, .age_ms = 1500,
+							  .pages = { 30, 40 + n } };
+	}
+	lru_snapshot_set_times(&s, 1700000000000, 1700000000100);
+	assert_int_equal(lru_fleet_pack(&s, ids, &b, &err), LRU_OK);
+	before = b.len;
+	lru_buf_release(&b);
+	s.nr_lruvecs = 1;
+	assert_int_equal(lru_fleet_pack(&s, ids, &b, &err), LRU_OK);
+	assert_int_equal(before - b.len, 3 + 2 * 3);
+	assert_int_equal(b.data[3], 2);	/* the first: two generations, no flag */
 	lru_buf_release(&b);
 	lru_snapshot_release(&s);
 }
@@ -222,10 +412,8 @@ static void test_pack_memcgs(void **state)
 }
 
 /*
- * Warnings cost nothing where there are none: the blob of an lruvec without
- * them is what format 1 always was (so raw rows written before warnings
- * existed read back unwarned), and a warned one adds one varint. A flag this
- * build does not know is refused.
+ * Warnings cost nothing where there are none (a flag bit): a warned lruvec
+ * adds one varint. A flag this build does not know is refused.
  */
 static void test_pack_warnings(void **state)
 {
@@ -252,8 +440,9 @@ static void test_pack_warnings(void **state)
 	assert_int_equal(lru_fleet_pack(&s, ids, &warned, &err), LRU_OK);
 	assert_int_equal(warned.len, plain.len + 1);
 
-	/* the lruvec header: version, nodes 0, lruvecs 1, path, ino, id, node, flags */
-	at = 7;
+	/* version, nodes 0, lruvecs 1, then the lruvec's flags first (format 2) */
+	at = 3;
+	assert_int_equal(plain.data[0], 2);
 	assert_int_equal(plain.data[at], 2);		/* two generations, no flag */
 	assert_int_equal(warned.data[at], 2 | 0x20);
 	assert_int_equal(lru_fleet_unpack_begin(&r, plain.data, plain.len, lru_fleet_taken_ms(&s),
@@ -267,7 +456,7 @@ static void test_pack_warnings(void **state)
 	assert_int_equal(out.lv.gens[1].pages[LRU_ANON], 8439);
 	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), 0);
 
-	warned.data[at] |= 0x40;
+	warned.data[at] |= 0x80;
 	assert_int_equal(lru_fleet_unpack_begin(&r, warned.data, warned.len, 0, NULL, 0, &err), LRU_OK);
 	assert_int_equal(lru_fleet_unpack_next(&r, &out, &err), -1);
 	assert_int_equal(err.code, LRU_EPROTO);
@@ -485,6 +674,8 @@ int main(void)
 		cmocka_unit_test(test_cold_matches_ws),
 		cmocka_unit_test(test_pack_roundtrip),
 		cmocka_unit_test(test_pack_warnings),
+		cmocka_unit_test(test_pack_format1),
+		cmocka_unit_test(test_pack_deltas),
 		cmocka_unit_test(test_pack_memcgs),
 		cmocka_unit_test(test_rows_warnings),
 		cmocka_unit_test(test_warn_counts),
