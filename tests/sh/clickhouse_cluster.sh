@@ -67,6 +67,10 @@ out=$("$CLUSTER" status "$tmp/none" 2>&1)
 check "status of no cluster: exit 1" 1 $?
 check_grep "status of no cluster: one line saying so" "^cluster: .*/none holds no cluster \(no cluster.state\)" "$out"
 check_rc "stop of no cluster: nothing to do" 0 "$CLUSTER" stop "$tmp/none"
+out=$("$CLUSTER" start "$tmp/none" --compression gzip 2>&1)
+check "--compression gzip: usage error" 2 $?
+check_grep "... says which methods" "^cluster: --compression gzip: lz4 or zstd" "$out"
+check "... creates nothing" no "$([[ -e $tmp/none ]] && echo yes || echo no)"
 
 # --- a server that does not come up ------------------------------------------------
 printf '#!/bin/sh\necho "fake-server: cannot start" >&2\nexit 1\n' >"$tmp/fake-server"
@@ -224,6 +228,14 @@ out=$("$CLUSTER" status "$dir")
 check "status after stop: exit 3" 3 $?
 check "status after stop: all down" 5 "$(grep -c ' down ' <<<"$out")"
 ok "stop again: nothing to do" "$CLUSTER" stop "$dir"
+
+check_grep "compression: lz4 unless asked (ClickHouse's default: no <compression>)" "^compression lz4$" \
+	"$(cat "$dir/cluster.state")"
+check "... the servers' configs say nothing of it" 0 "$(cat "$dir"/ch*/config.xml | grep -c '<compression>')"
+out=$("$CLUSTER" start "$dir" --compression zstd 2>&1)
+check "start again with another --compression: refused" 1 $?
+check_grep "... saying what the cluster has" "compressing with lz4: drop --compression" "$out"
+check "... starting nothing" "" "$(pids)"
 
 urls_before=$CLICKHOUSE_URLS zk_before=$ZOOKEEPER
 t0=$(date +%s%N)

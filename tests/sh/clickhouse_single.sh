@@ -3,7 +3,7 @@
 # the path, no Distributed tables): --migrate; the same fleetsim history into a
 # sqlite store and into ClickHouse gives the same answers; a resend in other
 # batches, its copies not merged yet, counted once; raw-retention rolls a day up
-# and late snapshots of it count once. (tests/sh/clickhouse_store.sh tests the
+# and late snapshots of it count once. The server compresses with zstd. (tests/sh/clickhouse_store.sh tests the
 # same on a 2 x 2 cluster, with faults.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/store-lib.bash"
@@ -12,7 +12,10 @@ CHT=_local
 tmp=$(mktemp -d)
 trap 'stop_fe_all; ch_keep_logs; "$CLUSTER" clean "$tmp/ch" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-ch_cluster_start --shards 1 --replicas 1 || { finish; exit; }
+# zstd here (tests/clickhouse/cluster --compression), lz4 in the 2x2 tests:
+# every answer below comes from parts compressed the other way
+ch_cluster_start --shards 1 --replicas 1 --compression zstd || { finish; exit; }
+check "the server compresses its parts with zstd" 1 "$(grep -c '<method>zstd</method>' "$tmp/ch/ch1-1/config.xml")"
 CLICKHOUSE_URLS=${CLICKHOUSE_URLS%%,*}	# one server
 make_tokens "$tmp"
 CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-user lrugen
