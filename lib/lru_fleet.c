@@ -5,7 +5,8 @@
 
 #include "lru_sat.h"
 
-#define PACK_VERSION 2		/* written; format 1 is still read */
+#define PACK_VERSION 2		/* written */
+#define PACK_VERSION_V1 1	/* still read */
 #define HIST_VERSION 1
 #define GEN_EVICTED 0x08	/* lruvec flag: an evicted byte follows each generation */
 #define GEN_BIRTH 0x10		/* lruvec flag: a birth delta follows each generation */
@@ -272,9 +273,9 @@ enum lru_err lru_fleet_unpack_begin(struct lru_fleet_reader *r, const void *blob
 
 	memset(r, 0, sizeof(*r));
 	r->mid_ms = mid_ms;
-	if (!len || (*(const uint8_t *)blob != 1 && *(const uint8_t *)blob != 2))
-		return corrupt(err, "unknown format version");	/* blob may be NULL when len is 0 */
-	r->version = *(const uint8_t *)blob;
+	r->version = len ? *(const uint8_t *)blob : 0;	/* blob may be NULL when len is 0 */
+	if (r->version != PACK_VERSION_V1 && r->version != PACK_VERSION)
+		return corrupt(err, "unknown format version");
 	r->p = blob;
 	r->end = r->p + len;
 	r->p++;
@@ -327,7 +328,7 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		return r->has_memcgs || r->p == r->end ? 0 : (corrupt(err, "trailing bytes"), -1);
 	}
 	memset(out, 0, sizeof(*out));
-	if (r->version == 1) {
+	if (r->version == PACK_VERSION_V1) {
 		if (lru_get_varint(&r->p, r->end, &out->path_id) ||
 		    lru_get_varint(&r->p, r->end, &out->ino) ||
 		    lru_get_varint(&r->p, r->end, &out->memcg_id) ||
@@ -373,7 +374,8 @@ int lru_fleet_unpack_next(struct lru_fleet_reader *r, struct lru_fleet_lruvec *o
 		int64_t delta = 0;
 
 		age = r->prev.age_ms[k];
-		if ((r->version == 1 ? lru_get_varint(&r->p, r->end, &age) : get_delta(r, &age)) ||
+		if ((r->version == PACK_VERSION_V1 ? lru_get_varint(&r->p, r->end, &age)
+						   : get_delta(r, &age)) ||
 		    age > UINT32_MAX ||
 		    lru_get_varint(&r->p, r->end, &anon) || lru_get_varint(&r->p, r->end, &file))
 			return corrupt(err, "truncated generation"), -1;

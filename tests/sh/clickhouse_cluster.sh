@@ -236,6 +236,13 @@ out=$("$CLUSTER" start "$dir" --compression zstd 2>&1)
 check "start again with another --compression: refused" 1 $?
 check_grep "... saying what the cluster has" "compressing with lz4: drop --compression" "$out"
 check "... starting nothing" "" "$(pids)"
+cp "$dir/cluster.state" "$tmp/state.saved"
+sed -i 's/^compression lz4$/compression gzip/' "$dir/cluster.state"
+out=$("$CLUSTER" start "$dir" 2>&1)
+check "a cluster.state with an unknown compression: refused" 1 $?
+check_grep "... as damaged, saying what to do" "cluster.state is damaged: 'cluster clean" "$out"
+check "... starting nothing" "" "$(pids)"
+cp "$tmp/state.saved" "$dir/cluster.state"
 
 urls_before=$CLICKHOUSE_URLS zk_before=$ZOOKEEPER
 t0=$(date +%s%N)
