@@ -126,6 +126,11 @@ $(O)/tests/unit/test_conf.o: ALL_CFLAGS += -Idaemon
 $(O)/tests/test_conf: $(O)/tests/unit/test_conf.o $(DAEMON_OBJS) $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
 
+# the store's memory budget, with its own object
+$(O)/tests/unit/test_budget.o: ALL_CFLAGS += -Istore
+$(O)/tests/test_budget: $(O)/tests/unit/test_budget.o $(O)/store/budget.o $(TEST_HELPER_OBJS) $(LIBA)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS)
+
 # the store client's tests link libcurl, and so do lru_advise's (it asks a store)
 $(O)/tests/test_client $(O)/tests/test_advise: $(O)/tests/%: $(O)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIBA)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(NET_LIBS)

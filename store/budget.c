@@ -9,16 +9,23 @@ void budget_init(struct budget *b, uint64_t limit)
 	atomic_init(&b->refused, 0);
 }
 
-uint64_t budget_take_upto(struct budget *b, uint64_t want, uint64_t least)
+uint64_t budget_take_upto(struct budget *b, uint64_t held, uint64_t want, uint64_t least)
 {
 	uint_fast64_t used = atomic_load(&b->used), peak, got;
-
-	/* a large take leaves a quarter of the budget to small ones (a collector's batch) */
-	uint64_t cap = want > b->limit / 16 ? b->limit - b->limit / 4 : b->limit;
+	uint64_t cap = b->limit - b->limit / 4, small = budget_small(b);
 
 	do {
 		uint64_t avail = used >= cap ? 0 : cap - used;
 
+		/* the last quarter: for a holder while all it holds stays small */
+		if (held < small && used < b->limit) {
+			uint64_t room = b->limit - used;
+
+			if (room > small - held)
+				room = small - held;
+			if (room > avail)
+				avail = room;
+		}
 		got = want < avail ? want : avail;
 		if (!got || got < least) {
 			atomic_fetch_add(&b->refused, 1);
@@ -31,9 +38,14 @@ uint64_t budget_take_upto(struct budget *b, uint64_t want, uint64_t least)
 	return got;
 }
 
-bool budget_take(struct budget *b, uint64_t bytes)
+uint64_t budget_small(const struct budget *b)
 {
-	return !bytes || budget_take_upto(b, bytes, bytes) == bytes;
+	return b->limit / 64;
+}
+
+bool budget_take(struct budget *b, uint64_t held, uint64_t bytes)
+{
+	return !bytes || budget_take_upto(b, held, bytes, bytes) == bytes;
 }
 
 void budget_give(struct budget *b, uint64_t bytes)

@@ -89,7 +89,7 @@ static int64_t now_us(void)
 
 static bool hold(struct http_server *s, struct request *rq, uint64_t bytes)
 {
-	if (!budget_take(&s->budget, bytes))
+	if (!budget_take(&s->budget, rq->held, bytes))
 		return false;
 	rq->held += bytes;
 	return true;
@@ -98,7 +98,7 @@ static bool hold(struct http_server *s, struct request *rq, uint64_t bytes)
 /* Hold what is free of want, at least min bytes: what was held, 0 when not even min. */
 static size_t hold_upto(struct http_server *s, struct request *rq, size_t want, size_t min)
 {
-	size_t got = (size_t)budget_take_upto(&s->budget, want, min);
+	size_t got = (size_t)budget_take_upto(&s->budget, rq->held, want, min);
 
 	rq->held += got;
 	return got;

@@ -105,6 +105,21 @@ check "1,280 idle connections from 40 addresses all held" 1280 "$total"
 good_client "1,280 idle connections from 40 addresses"
 for h in "${holds[@]}"; do exec {h}>&-; done
 
+# --- large bodies held at once ----------------------------------------------------
+# 24 x 2 MB bodies all but their last byte sent: the store holds every body it
+# took at once (each one's buffer, 4 MiB), and a good client still gets in
+exec {hold}> >(exec "$ABUSE" post-held "$port" 24 "$tmp/big.pb" "$(cat "$tmp/admin.token")" \
+	>"$tmp/held.out")
+wait_for "24 large bodies sent but their last byte" 30 grep -qs '^sent 24' "$tmp/held.out"
+held_mb=$(curl -s "$STORE_URL/metrics" |
+	awk '/^lrugen_store_memory_bytes\{kind="held"\}/ {printf "%d", $2 / 1048576}')
+check "the held bodies keep to three quarters of the budget" 1 $((held_mb <= BUDGET_MB * 3 / 4))
+check "the held bodies hold some of it" 1 $((held_mb >= BUDGET_MB / 2))
+good_client "24 large bodies held"
+exec {hold}>&-
+wait_for "the held bodies answered" 60 grep -q '^retry-after' "$tmp/held.out"
+check "every held body answered 200 or 503" 24 "$(awk '$1 ~ /^[0-9]+$/ && ($1 == 200 || $1 == 503) {s += $2} END {print s + 0}' "$tmp/held.out")"
+
 # --- concurrent large bodies ------------------------------------------------------
 # 24 x 2 MB batches decoding at once would need ~24 x 30 MB: past the 64 MB budget
 "$ABUSE" post "$port" 24 "$tmp/big.pb" "$(cat "$tmp/admin.token")" >"$tmp/post.out" &

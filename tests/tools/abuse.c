@@ -11,6 +11,12 @@
  *		N concurrent POST /v1/snapshots of FILE (a SnapshotBatch) from N
  *		threads; print each status's count ("200 7", "503 17") and
  *		"retry-after K" (503s that said when to retry).
+ *	abuse post-held PORT N FILE TOKEN
+ *		the same, but each body's last byte is held back: once every
+ *		thread sent the rest (or was answered early), print "sent N"
+ *		and hold until standard input closes; then send the last bytes
+ *		and print the counts as post does. The store holds every body it
+ *		took while a test asks something else.
  *	abuse unread PORT N PATH TOKEN
  *		N GETs of PATH whose answers are never read (the smallest
  *		receive buffer); print "sent N", hold until standard input
@@ -23,6 +29,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +135,12 @@ struct post {
 	int status, retry_after;
 };
 
+/* post-held: threads that sent all but their last byte, and the word to send it */
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t held_cond = PTHREAD_COND_INITIALIZER;
+static size_t held_ready;
+static bool hold_last, held_release;
+
 static void send_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -140,6 +153,19 @@ static void send_all(int fd, const char *p, size_t n)
 	}
 }
 
+/* post-held: count this thread as ready, and wait for the word to send the last byte */
+static void held_wait(void)
+{
+	if (!hold_last)
+		return;
+	pthread_mutex_lock(&held_lock);
+	held_ready++;
+	pthread_cond_broadcast(&held_cond);
+	while (!held_release)
+		pthread_cond_wait(&held_cond, &held_lock);
+	pthread_mutex_unlock(&held_lock);
+}
+
 static void *post_one(void *arg)
 {
 	struct post *p = arg;
@@ -148,13 +174,18 @@ static void *post_one(void *arg)
 	ssize_t r;
 	int fd = dial(NULL, 0);
 
-	if (fd < 0)
+	if (fd < 0) {
+		held_wait();
 		return NULL;
+	}
 	snprintf(head, sizeof(head), "POST /v1/snapshots HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 		 "Authorization: Bearer %s\r\nContent-Type: application/x-protobuf\r\n"
 		 "Content-Length: %zu\r\nConnection: close\r\n\r\n", p->token, p->len);
 	send_all(fd, head, strlen(head));
-	send_all(fd, p->body, p->len);
+	send_all(fd, p->body, p->len - hold_last);
+	held_wait();
+	if (hold_last)
+		send_all(fd, p->body + p->len - 1, 1);
 	while (got < sizeof(resp) - 1 && (r = recv(fd, resp + got, sizeof(resp) - 1 - got, 0)) > 0)
 		got += (size_t)r;
 	resp[got] = '\0';
@@ -189,11 +220,26 @@ static int post(size_t n, const char *file, const char *token)
 
 	if (!ps)
 		die("out of memory");
+	if (hold_last && !len)
+		die("post-held: %s is empty", file);
 	raise_nofile(n);
 	for (size_t i = 0; i < n; i++) {
 		ps[i] = (struct post){ .body = body, .len = len, .token = token };
 		if (pthread_create(&ps[i].t, NULL, post_one, &ps[i]))
 			die("cannot start a thread");
+	}
+	if (hold_last) {
+		pthread_mutex_lock(&held_lock);
+		while (held_ready < n)
+			pthread_cond_wait(&held_cond, &held_lock);
+		pthread_mutex_unlock(&held_lock);
+		printf("sent %zu\n", n);
+		fflush(stdout);
+		wait_stdin();
+		pthread_mutex_lock(&held_lock);
+		held_release = true;
+		pthread_cond_broadcast(&held_cond);
+		pthread_mutex_unlock(&held_lock);
 	}
 	for (size_t i = 0; i < n; i++) {
 		int k;
@@ -240,12 +286,13 @@ static int unread(size_t n, const char *path, const char *token)
 int main(int argc, char **argv)
 {
 	if (argc < 4)
-		die("usage: abuse conns PORT N [SRC] | post PORT N FILE TOKEN | "
+		die("usage: abuse conns PORT N [SRC] | post|post-held PORT N FILE TOKEN | "
 		    "unread PORT N PATH TOKEN");
 	port = (unsigned short)atoi(argv[2]);
 	if (!strcmp(argv[1], "conns"))
 		return conns(strtoul(argv[3], NULL, 10), argc > 4 ? argv[4] : NULL);
-	if (!strcmp(argv[1], "post") && argc == 6)
+	hold_last = !strcmp(argv[1], "post-held");
+	if ((hold_last || !strcmp(argv[1], "post")) && argc == 6)
 		return post(strtoul(argv[3], NULL, 10), argv[4], argv[5]);
 	if (!strcmp(argv[1], "unread") && argc == 6)
 		return unread(strtoul(argv[3], NULL, 10), argv[4], argv[5]);
