@@ -469,6 +469,22 @@ static const struct ch_table_def tables_v5[] = {
 	  "paths_s_mv", NULL },
 };
 
+/*
+ * Version 6: late samples (of an hour rolled up, or about to be) are raw
+ * samples like any other, in wss_samples, and each (hour, path) they fall in
+ * is marked dirty in wss_dirty (kind 0) before they are written. A query
+ * reads a dirty pair's raw samples, not its ROLL_PART rollup rows; the
+ * maintenance rolls the pair up again (rows of the same keys, their counts
+ * as large or larger) and marks it clean (kind 1, at the time the roll-up
+ * began). A pair is dirty until a clean mark is more than DIRTY_SETTLE
+ * newer than its newest dirty mark (ch_dirty_sql). Only samples of days
+ * past raw-retention still go to the rollups directly (put_late).
+ */
+static const struct ch_table_def tables_v6[] = {
+	{ "wss_dirty", "hour Int64, path String, kind UInt8, at_ms Int64", "(hour, path, kind)",
+	  "at_ms", NULL, NULL, NULL, NULL, NULL, true, NULL, NULL },
+};
+
 static const struct {
 	const struct ch_table_def *t;
 	size_t n;
@@ -478,6 +494,7 @@ static const struct {
 	{ tables_v3, sizeof(tables_v3) / sizeof(tables_v3[0]) },
 	{ tables_v4, sizeof(tables_v4) / sizeof(tables_v4[0]) },
 	{ tables_v5, sizeof(tables_v5) / sizeof(tables_v5[0]) },
+	{ tables_v6, sizeof(tables_v6) / sizeof(tables_v6[0]) },
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -505,16 +522,17 @@ static enum lru_err run_ddl(struct ch *ch, struct lru_error *err, const char *fm
  * must see (schema versions, rolled-up days).
  */
 static enum lru_err create_everywhere(struct ch *ch, const char *name, const char *columns,
-				      const char *order, struct lru_error *err)
+				      const char *order, const char *version, struct lru_error *err)
 {
 	const char *db = ch->cfg->ch_database;
 	char engine[256];
 
 	if (ch->on_cluster[0])
 		snprintf(engine, sizeof(engine), "ReplicatedReplacingMergeTree("
-			 "'/clickhouse/lrugen/%s/%s', '{replica}')", db, name);
+			 "'/clickhouse/lrugen/%s/%s', '{replica}'%s%s)", db, name, version ? ", " : "",
+			 version ? version : "");
 	else
-		snprintf(engine, sizeof(engine), "ReplacingMergeTree()");
+		snprintf(engine, sizeof(engine), "ReplacingMergeTree(%s)", version ? version : "");
 	return run_ddl(ch, err, "CREATE TABLE IF NOT EXISTS %s.%s_local%s (%s) ENGINE = %s "
 		       "ORDER BY %s", db, name, ch->on_cluster, columns, engine, order);
 }
@@ -562,7 +580,7 @@ static enum lru_err create_table(struct ch *ch, const struct ch_table_def *t, st
 	enum lru_err rc;
 
 	if (t->everywhere)
-		return create_everywhere(ch, t->name, t->columns, t->order, err);
+		return create_everywhere(ch, t->name, t->columns, t->order, t->version, err);
 	if (!t->columns)	/* a table of an older version: only a view into it */
 		return create_view(ch, t, err);
 	if (t->partition)
@@ -621,7 +639,7 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 		     ch->on_cluster);
 	if (!rc)
 		rc = create_everywhere(ch, "migrations", "version UInt32, applied_ms Int64",
-				       "version", err);
+				       "version", NULL, err);
 	if (rc)
 		return rc;
 	have = schema_version(ch, atomic_load(&ch->next_url), err);
@@ -642,25 +660,34 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
 
 /*
  * What one round writes, in this order: the marks of the hours that get
- * samples as rollups (see put_snapshot), rows of wss_samples and of the
- * rollups (and of memcgs_latest for those samples), then of snapshots (the
- * views fill the rest).
+ * samples as rollups and of the (hour, path) pairs that get late raw
+ * samples (see put_snapshot), rows of wss_samples and of the rollups (and of
+ * memcgs_latest for those samples), then of snapshots (the views fill the
+ * rest). The marks go first: no row is ever left without its mark.
  */
-enum { T_MARKS, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
+enum { T_MARKS, T_DIRTY, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
 
 /* the tables of each kind of rows: memcgs_latest's rows are memcgs_by_path's too (v3) */
 static const char *const insert_into[T_NR][2] = {
-	{ "wss_hours_local" }, { "wss_samples" }, { "wss_hourly" }, { "wss_hourly_n" },
-	{ "memcgs_latest", "memcgs_by_path" }, { "snapshots" }
+	{ "wss_hours_local" }, { "wss_dirty_local" }, { "wss_samples" }, { "wss_hourly" },
+	{ "wss_hourly_n" }, { "memcgs_latest", "memcgs_by_path" }, { "snapshots" }
 };
+
+/* the tables of one replicated table on every server, written on one (no quorum) */
+#define EVERYWHERE(k) ((k) == T_MARKS || (k) == T_DIRTY)
 
 #define MAX_LATE_HOURS 64
 
 struct batch {
 	struct lru_buf t[T_NR];
-	int64_t late_before;		/* samples taken before this go to the rollups */
+	int64_t late_before;		/* samples taken before this are late */
+	int64_t direct_before;		/* late samples taken before this go to the rollups */
 	int64_t hours[MAX_LATE_HOURS];	/* the hours marked in t[T_MARKS] (the first ones) */
 	size_t nr_hours;
+	/* the (hour, path) pairs marked dirty in t[T_DIRTY], found by hash */
+	struct dirty { int64_t hour; const char *path; } *dirty;
+	size_t nr_dirty, alloc_dirty;
+	struct lru_hash dirty_ix;
 };
 
 /* "[a,b,...]": the cold bytes at each threshold, an Array(UInt64) field */
@@ -816,6 +843,51 @@ static enum lru_err mark_hour(struct batch *b, int64_t hour, int64_t now, struct
 	return lru_buf_printf(&b->t[T_MARKS], err, "%" PRId64 "\t0\t%" PRId64 "\n", hour, now);
 }
 
+/* Mark (hour, path) dirty in b, once a round (path must outlive b): see put_dirty. */
+static enum lru_err mark_dirty(struct batch *b, int64_t hour, const char *path,
+			       struct lru_error *err)
+{
+	uint64_t hash = lru_hash_bytes((uint64_t)hour, path, strlen(path));
+	size_t cursor = SIZE_MAX, i;
+
+	while (lru_hash_next(&b->dirty_ix, hash, &cursor, &i))
+		if (b->dirty[i].hour == hour && !strcmp(b->dirty[i].path, path))
+			return LRU_OK;
+	if (b->nr_dirty == b->alloc_dirty) {
+		size_t alloc = b->alloc_dirty ? b->alloc_dirty * 2 : 64;
+		struct dirty *v = realloc(b->dirty, alloc * sizeof(*v));
+
+		if (!v)
+			return lru_fail(err, LRU_ENOMEM, "out of memory");
+		b->dirty = v;
+		b->alloc_dirty = alloc;
+	}
+	if (lru_hash_put(&b->dirty_ix, hash, b->nr_dirty))
+		return lru_fail(err, LRU_ENOMEM, "out of memory");
+	b->dirty[b->nr_dirty++] = (struct dirty){ hour, path };
+	return LRU_OK;
+}
+
+/*
+ * The rows of wss_dirty for the pairs of b: kind 0, at now. A round writes
+ * them before its samples (a query reads the pairs raw at once) and again
+ * after (their time is then after every sample's INSERT ended: a roll-up
+ * that begins DIRTY_SETTLE later counts them all).
+ */
+static enum lru_err put_dirty(struct batch *b, struct lru_error *err)
+{
+	struct lru_buf *o = &b->t[T_DIRTY];
+	int64_t now = lru_now_ms();
+	enum lru_err rc = LRU_OK;
+
+	o->len = 0;
+	for (size_t i = 0; !rc && i < b->nr_dirty; i++)
+		rc = lru_buf_printf(o, err, "%" PRId64 "\t", b->dirty[i].hour) ||
+		     tsv_str(o, b->dirty[i].path, strlen(b->dirty[i].path), err) ||
+		     lru_buf_printf(o, err, "\t0\t%" PRId64 "\n", now) ? LRU_ENOMEM : LRU_OK;
+	return rc;
+}
+
 /* A row of wss_hourly_n: path, hour, part, samples, samples per warning bit. */
 static enum lru_err put_hourly_n(struct batch *b, const char *path, int64_t hour, uint64_t part,
 				 uint64_t samples, const uint64_t *warn, struct lru_error *err)
@@ -831,11 +903,11 @@ static enum lru_err put_hourly_n(struct batch *b, const char *path, int64_t hour
 }
 
 /*
- * The samples of a snapshot whose hour is rolled up, or about to be (taken
- * before b->late_before): rows of wss_hourly(_n) as roll_hour would make of
- * them, as a part of their own (the snapshot's identity, never ROLL_PART: a
- * resend replaces it), after a mark of the hour (marked first, so that no
- * rollup row is ever left without one).
+ * The samples of a snapshot of a day past raw-retention, or about to be
+ * (taken before b->direct_before): rows of wss_hourly(_n) as roll_hour would
+ * make of them, as a part of their own (the snapshot's identity, never
+ * ROLL_PART: a resend replaces it), after a mark of the hour (marked first,
+ * so that no rollup row is ever left without one).
  */
 static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_t n,
 			     uint64_t part, int64_t taken, int64_t now, struct lru_error *err)
@@ -863,10 +935,12 @@ static enum lru_err put_late(struct batch *b, const struct path_sum *sums, size_
 }
 
 /*
- * The rows of one snapshot. Its memcg samples go to wss_samples, or when
- * it was taken on a day rolled up already (or about to be: before
- * b->late_before), to the rollups directly (put_late); not at all when it
- * is of such a day and stored already (counted, raw or rolled up).
+ * The rows of one snapshot. Its memcg samples go to wss_samples; when its
+ * hour is rolled up, or about to be (taken before b->late_before), after a
+ * dirty mark of each (hour, path) (mark_dirty); when its day is past
+ * raw-retention, or about to be (before b->direct_before), to the rollups
+ * directly (put_late). A late snapshot stored already (counted, raw or
+ * rolled up) gets no samples written again.
  */
 static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, int64_t now,
 				 bool stored, struct lru_error *err)
@@ -886,7 +960,10 @@ static enum lru_err put_snapshot(struct batch *b, const struct ingest_snap *is, 
 	for (size_t m = 0; m < s->nr_memcgs && ids; m++)
 		ids[m] = m;	/* the packed lruvecs name their memcg by its place in paths */
 #define STR(buf, v) tsv_str(buf, v, strlen(v), err)
-	if (!rc && rows->taken_ms < b->late_before) {
+	for (size_t i = 0; !rc && !stored && rows->taken_ms < b->late_before &&
+			   rows->taken_ms >= b->direct_before && i < nr_sums; i++)
+		rc = mark_dirty(b, rows->taken_ms / HOUR_MS, sums[i].path, err);
+	if (!rc && rows->taken_ms < b->late_before && (stored || rows->taken_ms < b->direct_before)) {
 		if (!stored)
 			rc = put_late(b, sums, nr_sums, ident_hash(host, boot, s->host.seq) | 2,
 				      rows->taken_ms, now, err);
@@ -1170,17 +1247,22 @@ static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error
 	enum lru_err rc = LRU_OK;
 	char tbl[160], sql[256];
 
-	for (int k = 0; !rc && k < T_NR; k++) {
+	/* T_NR: the dirty marks again, once the samples are in */
+	for (int kk = 0; !rc && kk <= T_NR; kk++) {
+		int k = kk == T_NR ? T_DIRTY : kk;
+
+		if (k == T_DIRTY && b->nr_dirty && (rc = put_dirty(b, err)))
+			break;
 		for (int i = 0; !rc && i < 2 && insert_into[k][i] && b->t[k].len; i++) {
 			int64_t t0 = lru_now_ms();
 
-			if (k == T_MARKS)	/* one table on every server */
+			if (EVERYWHERE(k))	/* one table on every server */
 				snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database,
 					 insert_into[k][i]);
 			else
 				ch_table(ch, insert_into[k][i], tbl, sizeof(tbl));
 			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
-			rc = insert(ch, sql, &b->t[k], k == T_MARKS ? NULL : settings, err);
+			rc = insert(ch, sql, &b->t[k], EVERYWHERE(k) ? NULL : settings, err);
 			log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k][i],
 				  b->t[k].len, lru_now_ms() - t0);
 		}
@@ -1192,6 +1274,8 @@ static void batch_release(struct batch *b)
 {
 	for (int k = 0; k < T_NR; k++)
 		lru_buf_release(&b->t[k]);
+	free(b->dirty);
+	lru_hash_release(&b->dirty_ix);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -1258,9 +1342,10 @@ static enum lru_err write_jobs(struct ch *ch, struct ingest_job *jobs, struct lr
 	enum lru_err rc;
 
 	memset(&b, 0, sizeof(b));
-	b.late_before = day_cutoff(now + ROLL_MARGIN_MS, ch->cfg->raw_retention_ms);
-	if (b.late_before < late_bound(ch, now))
-		b.late_before = late_bound(ch, now);
+	b.direct_before = day_cutoff(now + ROLL_MARGIN_MS, ch->cfg->raw_retention_ms);
+	b.late_before = late_bound(ch, now);
+	if (b.late_before < b.direct_before)
+		b.late_before = b.direct_before;
 	lru_buf_init(&known[0]);
 	lru_buf_init(&known[1]);
 	rc = stored_already(ch, jobs, b.late_before, &stored, known, err);
@@ -1310,6 +1395,30 @@ static bool stopping(struct ch *ch)
 
 
 /*
+ * The dirty pairs (tables_v6): how long after a pair's newest dirty mark a
+ * roll-up may begin and count every sample written before the mark: a
+ * third of clickhouse-rollup-after, as for the first roll-up of an hour
+ * (late_bound, roll_settings' replica delay).
+ */
+static int64_t dirty_settle_ms(const struct ch *ch)
+{
+	return (int64_t)(ch->cfg->ch_rollup_after_ms / 3);
+}
+
+int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
+		 int64_t settled_before)
+{
+	if (lru_buf_printf(b, NULL, "(SELECT %s FROM %s.wss_dirty_local WHERE %s GROUP BY hour, path "
+			   "HAVING maxIf(at_ms, kind = 0) + %" PRId64 " >= maxIf(at_ms, kind = 1)", cols,
+			   ch->cfg->ch_database, where, dirty_settle_ms(ch)))
+		return -1;
+	if (settled_before && lru_buf_printf(b, NULL, " AND maxIf(at_ms, kind = 0) < %" PRId64,
+					     settled_before))
+		return -1;
+	return lru_buf_append(b, ")", 1, NULL) ? -1 : 0;
+}
+
+/*
  * Roll the raw samples of hour h up into wss_hourly(_n) as part ROLL_PART
  * and mark the hour so in wss_hours: from then on queries count the hour
  * from the rollups only (a server that does not see the mark yet counts
@@ -1318,16 +1427,37 @@ static bool stopping(struct ch *ch)
  * Rolling an hour again (a failure before the mark, another front-end's
  * maintenance) writes rows of the same keys, which replace the first ones;
  * an hour without raw samples gets its mark all the same.
+ *
+ * With settled_before, the hour's dirty pairs only (those whose newest dirty
+ * mark is older than it, see ch_dirty_sql): their paths' samples rolled up
+ * again, as large or larger than before (raw samples only come, until the
+ * day is dropped), then clean marks at the time the roll-up began.
  */
-static enum lru_err roll_hour(struct ch *ch, int64_t h, struct lru_error *err)
+static enum lru_err roll_hour(struct ch *ch, int64_t h, int64_t settled_before,
+			      struct lru_error *err)
 {
 	const char *set[12], *const *settings = roll_settings(ch, set);
-	char raw[160], tbl[160], sql[SQL_MAX], where[128];
-	struct lru_buf warn;
+	char raw[160], tbl[160], sql[SQL_MAX], where[768];
+	struct lru_buf warn, dirty;
+	int64_t t0 = lru_now_ms();
 	enum lru_err rc = LRU_OK;
 
 	ch_table(ch, "wss_samples", raw, sizeof(raw));
 	raw_hours(where, sizeof(where), h, h + 1);
+	lru_buf_init(&dirty);
+	if (settled_before) {
+		char pair[64];
+
+		snprintf(pair, sizeof(pair), "hour = %" PRId64, h);
+		if (lru_buf_append(&dirty, " AND path IN ", 13, NULL) ||
+		    ch_dirty_sql(ch, &dirty, "path", pair, settled_before) ||
+		    lru_buf_append(&dirty, "", 1, NULL) ||
+		    strlen(where) + dirty.len > sizeof(where)) {
+			lru_buf_release(&dirty);
+			return lru_fail(err, LRU_ENOMEM, "the roll-up statement is too long");
+		}
+		strcat(where, (const char *)dirty.data);
+	}
 	snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
 		 "SELECT path, toInt64(%" PRId64 "), toUInt64(%d), k, bucket, uniqExact(host, boot_id, "
 		 "seq), max(hot) FROM (SELECT path, host, boot_id, seq, toUInt8(i - 1) AS k, "
@@ -1351,10 +1481,87 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, struct lru_error *err)
 	lru_buf_release(&warn);
 	if (!rc)
 		rc = insert(ch, sql, NULL, settings, err);
-	if (!rc)
+	if (!rc && !settled_before)
 		rc = run_ddl(ch, err, "INSERT INTO %s.wss_hours_local VALUES (%" PRId64 ", %d, %" PRId64
 			     ")", ch->cfg->ch_database, h, ROLL_PART, lru_now_ms());
+	/* (dirty.data: " AND path IN (SELECT path ...)": the pairs rolled up) */
+	if (!rc && settled_before)
+		rc = run_ddl(ch, err, "INSERT INTO %s.wss_dirty_local (hour, path, kind, at_ms) SELECT "
+			     "toInt64(%" PRId64 "), path, toUInt8(1), toInt64(%" PRId64 ") FROM %s",
+			     ch->cfg->ch_database, h, t0, (const char *)dirty.data + 13);
+	lru_buf_release(&dirty);
 	return rc;
+}
+
+/*
+ * The hours from hour 'from' to 'to' (exclusive) with dirty pairs whose
+ * newest dirty mark is older than settled_before, into hs (at most
+ * MAX_DIRTY_HOURS, the oldest first).
+ */
+#define MAX_DIRTY_HOURS 256
+static enum lru_err dirty_hours(struct ch *ch, int64_t from, int64_t to, int64_t settled_before,
+				struct hours *hs, struct lru_error *err)
+{
+	char where[128];
+	struct lru_buf sql, out;
+	struct ch_rows r;
+	enum lru_err rc;
+
+	snprintf(where, sizeof(where), "hour >= %" PRId64 " AND hour < %" PRId64, from, to);
+	lru_buf_init(&sql);
+	lru_buf_init(&out);
+	hs->n = 0;
+	rc = lru_buf_printf(&sql, err, "SELECT DISTINCT hour FROM ") ||
+	     ch_dirty_sql(ch, &sql, "hour, path", where, settled_before) ||
+	     lru_buf_printf(&sql, err, " ORDER BY hour LIMIT %d", MAX_DIRTY_HOURS) ? LRU_ENOMEM : LRU_OK;
+	if (!rc)
+		rc = ch_select(ch, (const char *)sql.data, &out, err);
+	ch_rows_init(&r, &out);
+	while (!rc && ch_rows_next(&r))
+		if (hours_add(hs, strtoll(r.f[0], NULL, 10)))
+			rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+	lru_buf_release(&sql);
+	lru_buf_release(&out);
+	return rc;
+}
+
+/* Roll up again the dirty pairs of the hours hs (dirty_hours): 0, or the hour that failed. */
+static enum lru_err roll_dirty(struct ch *ch, const struct hours *hs, int64_t settled_before,
+			       struct lru_error *err)
+{
+	for (size_t i = 0; i < hs->n && !stopping(ch); i++) {
+		int64_t t0 = lru_now_ms();
+		enum lru_err rc = roll_hour(ch, hs->v[i], settled_before, err);
+
+		if (rc) {
+			log_warn("clickhouse: rolling up the late samples of hour %" PRId64 " again "
+				 "(their raw samples count until then): %s", hs->v[i], err->msg);
+			return rc;
+		}
+		log_info("clickhouse: rolled up the late samples of hour %" PRId64 " again in %"
+			 PRId64 " ms", hs->v[i], lru_now_ms() - t0);
+		atomic_fetch_add(&ch->m->rerolled_hours, 1);
+	}
+	return LRU_OK;
+}
+
+/*
+ * The maintenance's second roll-up: the dirty pairs of the hours within
+ * raw-retention whose late samples settled (their newest dirty mark a
+ * DIRTY_SETTLE old), so that queries read them as rollups again.
+ */
+static void reroll_hours(struct ch *ch)
+{
+	int64_t now = lru_now_ms();
+	struct hours hs = { 0 };
+	struct lru_error err;
+
+	if (dirty_hours(ch, day_cutoff(now, ch->cfg->raw_retention_ms) / HOUR_MS, INT64_MAX,
+			now - dirty_settle_ms(ch), &hs, &err))
+		log_warn("clickhouse: looking for hours with late samples: %s", err.msg);
+	else
+		roll_dirty(ch, &hs, now - dirty_settle_ms(ch), &err);
+	hours_release(&hs);
 }
 
 /* The hours from .. to-1 marked rolled up (on the server that answers), a bit each: to - from <= 64. */
@@ -1479,7 +1686,7 @@ static void roll_hours(struct ch *ch)
 			if (!(mask >> (h - from) & 1)) {
 				int64_t t0 = lru_now_ms();
 
-				if (roll_hour(ch, h, &err)) {
+				if (roll_hour(ch, h, 0, &err)) {
 					log_warn("clickhouse: rolling up hour %" PRId64 " (its raw samples "
 						 "count until then): %s", h, err.msg);
 					return;
@@ -1491,6 +1698,41 @@ static void roll_hours(struct ch *ch)
 			atomic_store(&ch->roll_next, h + 1);
 		}
 	}
+}
+
+/*
+ * Before the raw samples of a day are dropped: roll its dirty pairs up again,
+ * then wait until every server sees none left. A pair marked dirty less than
+ * DIRTY_SETTLE ago (late samples arrive until ROLL_MARGIN_MS before the day
+ * is dropped) keeps the whole day until a later round.
+ */
+static enum lru_err roll_day_dirty(struct ch *ch, const char *day, int64_t first,
+				   struct lru_error *err)
+{
+	int64_t now = lru_now_ms();
+	struct hours hs = { 0 };
+	struct lru_buf sql;
+	char where[128];
+	enum lru_err rc;
+
+	rc = dirty_hours(ch, first, first + 24, now - dirty_settle_ms(ch), &hs, err);
+	rc = rc ? rc : roll_dirty(ch, &hs, now - dirty_settle_ms(ch), err);
+	hours_release(&hs);
+	if (rc)
+		return rc;
+	snprintf(where, sizeof(where), "hour >= %" PRId64 " AND hour < %" PRId64, first, first + 24);
+	lru_buf_init(&sql);
+	rc = lru_buf_printf(&sql, err, "SELECT count() = 0 FROM ") ||
+	     ch_dirty_sql(ch, &sql, "hour, path", where, 0) ||
+	     lru_buf_append(&sql, "", 1, err) ? LRU_ENOMEM : LRU_OK;
+	if (!rc && scalar_at(ch, atomic_load(&ch->next_url), (const char *)sql.data, err) == 0)
+		rc = lru_fail(err, LRU_EBUSY, "late samples of day %s arrived less than %" PRId64
+			      " s ago: rolled up later", day, dirty_settle_ms(ch) / 1000);
+	if (!rc)
+		rc = wait_everywhere(ch, (const char *)sql.data, 1, "the day's late samples rolled up",
+				     err);
+	lru_buf_release(&sql);
+	return rc;
 }
 
 /*
@@ -1524,8 +1766,10 @@ static enum lru_err roll_day(struct ch *ch, const char *day, struct lru_error *e
 		return rc;
 	for (int64_t h = first; h < first + 24 && !rc; h++)
 		if (!(mask >> (h - first) & 1))
-			rc = roll_hour(ch, h, err);
+			rc = roll_hour(ch, h, 0, err);
 	if (rc)
+		return rc;
+	if ((rc = roll_day_dirty(ch, day, first, err)))
 		return rc;
 	if (mask != (1ULL << 24) - 1)
 		log_info("clickhouse: rolled up the working-set samples of day %s", day);
@@ -1710,6 +1954,7 @@ static void *maint_main(void *arg)
 		pthread_mutex_unlock(&ch->lock);
 		if (version_current(ch)) {
 			roll_hours(ch);
+			reroll_hours(ch);
 			ch_expire(ch);
 		}
 		pthread_mutex_lock(&ch->lock);

@@ -40,7 +40,10 @@
  * hour ends (roll_hours; their raw rows stay: ch_rolled_hours), drops the
  * raw rows of days past raw-retention (whole daily partitions) and the
  * rollups past rollup-retention. Samples of hours rolled up already, or
- * about to be, go to the rollups directly (put_late). Each round it first
+ * about to be (late: a collector's spool replayed), are raw samples whose
+ * (hour, path) pairs are marked dirty first (ch_dirty_sql); the maintenance
+ * rolls those pairs up again. Samples of days past raw-retention go to the
+ * rollups directly (put_late). Each round it first
  * reads the schema version: a database migrated past this binary's
  * (--migrate while it ran) makes the front-end refuse snapshots (503) and
  * stop its maintenance, /healthz saying why, until it is upgraded.
@@ -124,13 +127,24 @@ const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t si
  * once: into rolled those whose raw samples were rolled up (by the
  * maintenance thread, soon after the hour ended: clickhouse-rollup-after;
  * or, by versions 2 and 3, a whole day at raw-retention), into marked those
- * and the hours that got samples as rollups directly (late arrivals, see
- * put_late in ch.c; imports). A query counts the raw samples of the hours
+ * and the hours that got samples as rollups directly (arrivals past
+ * raw-retention, see put_late in ch.c; imports). A query counts the raw samples of the hours
  * not rolled up and the rollups of the marked hours: no sample is counted
  * twice. (hours_release frees them.)
  */
 /* the part of a rolled-up hour's rollup rows and mark (rows written directly have others) */
 #define CH_ROLL_PART 1
+
+/*
+ * The (hour, path) pairs with late raw samples not rolled up yet (schema
+ * version 6, see tables_v6 in ch.c), as a subquery appended to b:
+ * "(SELECT COLS FROM DB.wss_dirty_local WHERE WHERE GROUP BY hour, path
+ * HAVING <dirty>)"; with settled_before (ms), only those whose newest dirty
+ * mark is older. A query reads a dirty pair's raw samples in wss_samples
+ * and not its CH_ROLL_PART rollup rows. -1 out of memory.
+ */
+int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
+		 int64_t settled_before);
 enum lru_err ch_rolled_hours(struct ch *ch, int64_t from_ms, struct hours *rolled,
 			     struct hours *marked, struct lru_error *err);
 

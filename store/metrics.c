@@ -157,6 +157,11 @@ int metrics_render(const struct metrics *m, const struct metrics_gauges *g, stru
 		"this front-end rolled up.\n# TYPE lrugen_store_clickhouse_rollups_total counter\n"
 		"lrugen_store_clickhouse_rollups_total %" PRIu64 "\n",
 	    (uint64_t)atomic_load(&m->rolled_hours));
+	put(&o, "# HELP lrugen_store_clickhouse_rerollups_total ClickHouse: hours whose late samples "
+		"(a collector's spool replayed after the hour was rolled up) this front-end rolled up "
+		"again.\n# TYPE lrugen_store_clickhouse_rerollups_total counter\n"
+		"lrugen_store_clickhouse_rerollups_total %" PRIu64 "\n",
+	    (uint64_t)atomic_load(&m->rerolled_hours));
 	put(&o, "# HELP lrugen_store_clickhouse_rollups_pending ClickHouse: hours that ended more than "
 		"clickhouse-rollup-after ago, not rolled up yet (above 1 for long: the roll-up fails "
 		"or falls behind).\n# TYPE lrugen_store_clickhouse_rollups_pending gauge\n"

@@ -36,6 +36,7 @@ struct metrics {
 	atomic_uint_fast64_t transactions, rollup_flushes, expired_snapshots;
 	atomic_uint_fast64_t write_errors;
 	atomic_uint_fast64_t rolled_hours;	/* ClickHouse: hours rolled up by this front-end */
+	atomic_uint_fast64_t rerolled_hours;	/* ClickHouse: hours whose late samples it rolled up again */
 };
 
 void metrics_observe(struct latency *l, uint64_t us);

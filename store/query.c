@@ -1194,32 +1194,61 @@ static int hour_ranges(struct lru_buf *b, const char *col, int64_t scale, const 
 }
 
 /*
- * " WHERE path IN ('a', ...) AND (ranges)": the rows of a's paths in its
- * window in wss_samples (raw: the hours not rolled up) or in
- * wss_hourly(_n) (rollups: every row of the rolled-up hours, and of the
- * hours only marked, the rows written directly: not those of a roll-up
- * under way, whose raw samples still count), into b.
+ * "path IN ('a', ...)" for a's paths (pin), and the (hour, path) pairs of
+ * them in its window with late raw samples not rolled up (dirty: "(SELECT
+ * hour, path ...)", ch_dirty_sql), into the two buffers.
+ */
+static int wss_pairs_ch(struct query *q, struct wss_acc *a, struct lru_buf *pin,
+			struct lru_buf *dirty)
+{
+	struct lru_buf where;
+	int rc = lru_buf_printf(pin, NULL, "path IN (") ? -1 : 0;
+
+	for (size_t i = 0; !rc && i < a->ps->n; i++)
+		if ((i && lru_buf_append(pin, ",", 1, NULL)) ||
+		    ch_quote(pin, a->ps->paths[i], strlen(a->ps->paths[i]), NULL))
+			rc = -1;
+	lru_buf_init(&where);
+	rc = rc || lru_buf_append(pin, ")", 1, NULL) ||
+	     lru_buf_printf(&where, NULL, "hour >= %" PRId64 " AND ", a->from_hour > 0 ? a->from_hour : 0) ||
+	     lru_buf_append(&where, pin->data, pin->len, NULL) || lru_buf_append(&where, "", 1, NULL) ||
+	     ch_dirty_sql(q->ch, dirty, "hour, path", (const char *)where.data, 0) ? -1 : 0;
+	lru_buf_release(&where);
+	return rc;
+}
+
+/*
+ * " WHERE path IN ('a', ...) AND (ranges)": the rows of a's paths (pin) in
+ * its window in wss_samples (raw: the hours not rolled up, and the dirty
+ * pairs of the others) or in wss_hourly(_n) (rollups: every row of the
+ * rolled-up hours but the ROLL_PART rows of dirty pairs, and of the hours
+ * only marked, the rows written directly: not those of a roll-up under way,
+ * whose raw samples still count), into b.
  */
 static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *rolled,
-			const struct hours *marked_only, struct lru_buf *b)
+			const struct hours *marked_only, const struct lru_buf *pin,
+			const struct lru_buf *dirty, struct lru_buf *b)
 {
 	int64_t from_hour = a->from_hour > 0 ? a->from_hour : 0;
 
-	if (lru_buf_printf(b, NULL, " WHERE path IN ("))
-		return -1;
-	for (size_t i = 0; i < a->ps->n; i++)
-		if ((i && lru_buf_append(b, ",", 1, NULL)) ||
-		    ch_quote(b, a->ps->paths[i], strlen(a->ps->paths[i]), NULL))
-			return -1;
-	if (lru_buf_append(b, ") AND ", 5, NULL))
+	if (lru_buf_append(b, " WHERE ", 7, NULL) || lru_buf_append(b, pin->data, pin->len, NULL) ||
+	    lru_buf_append(b, " AND ", 5, NULL))
 		return -1;
 	if (raw)	/* the hours of wss_samples' key, and taken_ms for the daily partitions */
-		return hour_ranges(b, "hour", 1, rolled, true, from_hour) ||
+		return lru_buf_append(b, "((", 2, NULL) ||
+		       hour_ranges(b, "hour", 1, rolled, true, from_hour) ||
 		       lru_buf_append(b, " AND ", 5, NULL) ||
-		       hour_ranges(b, "taken_ms", HOUR_MS, rolled, true, from_hour) ? -1 : 0;
+		       hour_ranges(b, "taken_ms", HOUR_MS, rolled, true, from_hour) ||
+		       lru_buf_printf(b, NULL, ") OR (hour >= %" PRId64 " AND taken_ms >= %" PRId64
+				      " AND (hour, path) IN ", from_hour, from_hour * HOUR_MS) ||
+		       lru_buf_append(b, dirty->data, dirty->len, NULL) ||
+		       lru_buf_append(b, "))", 2, NULL) ? -1 : 0;
 	return lru_buf_append(b, "(", 1, NULL) || hour_ranges(b, "hour", 1, rolled, false, 0) ||
 	       lru_buf_append(b, " OR ", 4, NULL) || hour_ranges(b, "hour", 1, marked_only, false, 0) ||
-	       lru_buf_printf(b, NULL, " AND part != %d)", CH_ROLL_PART) ? -1 : 0;
+	       lru_buf_printf(b, NULL, " AND part != %d) AND NOT (part = %d AND (hour, path) IN ",
+			      CH_ROLL_PART, CH_ROLL_PART) ||
+	       lru_buf_append(b, dirty->data, dirty->len, NULL) ||
+	       lru_buf_append(b, ")", 1, NULL) ? -1 : 0;
 }
 
 /*
@@ -1245,12 +1274,16 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 		      const struct hours *marked_only, struct lru_buf *sql)
 {
 	char raw[160], hourly[160], hourly_n[160];
+	struct lru_buf pin, dirty;
 	int rc;
 
 	ch_table(q->ch, "wss_samples", raw, sizeof(raw));
 	ch_table(q->ch, "wss_hourly", hourly, sizeof(hourly));
 	ch_table(q->ch, "wss_hourly_n", hourly_n, sizeof(hourly_n));
-	rc = lru_buf_printf(sql, NULL, "SELECT toUInt8(%d), path, max(hot), uniqExact(" CH_SAMPLE
+	lru_buf_init(&pin);
+	lru_buf_init(&dirty);
+	rc = wss_pairs_ch(q, a, &pin, &dirty);
+	rc = rc || lru_buf_printf(sql, NULL, "SELECT toUInt8(%d), path, max(hot), uniqExact(" CH_SAMPLE
 			    "), groupUniqArray(hour)", WSS_RAW) ? -1 : 0;
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 		rc = lru_buf_printf(sql, NULL, ", uniqExactIf(" CH_SAMPLE ", bitAnd(warnings, %u) != 0)",
@@ -1258,7 +1291,7 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 	rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, " CH_SAMPLE ", warnings, hour, "
 				  "toUInt64(total - cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s",
 				  a->k + 1, raw) ||
-	     wss_where_ch(a, true, rolled, NULL, sql) ||
+	     wss_where_ch(a, true, rolled, NULL, &pin, &dirty, sql) ||
 	     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
 	/* the rollups: a row per key (FINAL's answer: see above), then per bucket or path */
 	if (!rc && (rolled->n || marked_only->n)) {
@@ -1268,7 +1301,7 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 			rc = lru_buf_printf(sql, NULL, ", toUInt64(0)") ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, bucket, max(max) AS mx, "
 					  "max(n) AS nn FROM %s", hourly) ||
-		     wss_where_ch(a, false, rolled, marked_only, sql) ||
+		     wss_where_ch(a, false, rolled, marked_only, &pin, &dirty, sql) ||
 		     lru_buf_printf(sql, NULL, " AND k = %u GROUP BY path, hour, bucket, part) GROUP BY "
 				    "path, bucket UNION ALL SELECT toUInt8(%d), path, toUInt64(0), sum(nn), "
 				    "groupUniqArray(hour)", a->k, WSS_HOURLY_N) ? -1 : 0;
@@ -1276,9 +1309,11 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 			rc = lru_buf_printf(sql, NULL, ", sum(w[%u])", b + 1) ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, hour, max(n) AS nn, max(warn) "
 					  "AS w FROM %s", hourly_n) ||
-		     wss_where_ch(a, false, rolled, marked_only, sql) ||
+		     wss_where_ch(a, false, rolled, marked_only, &pin, &dirty, sql) ||
 		     lru_buf_printf(sql, NULL, " GROUP BY path, hour, part) GROUP BY path") ? -1 : 0;
 	}
+	lru_buf_release(&pin);
+	lru_buf_release(&dirty);
 	return rc || lru_buf_append(sql, "", 1, NULL) ? -1 : 0;
 }
 

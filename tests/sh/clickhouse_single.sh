@@ -23,8 +23,8 @@ CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-user l
 
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check "--migrate on one server" 0 $?
-check_grep "... creates version 5" "schema version 5 created in database lrugen" "$out"
-check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 14 14" \
+check_grep "... creates version 6" "schema version 6 created in database lrugen" "$out"
+check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 15 15" \
 	"$(chq "SELECT countIf(engine LIKE 'Replicated%'), countIf(engine = 'Distributed'),
 		countIf(engine LIKE '%MergeTree'), countIf(endsWith(name, '_local') AND
 		engine LIKE '%MergeTree') FROM system.tables WHERE database = 'lrugen'" | tr '\t' ' ')"
@@ -156,20 +156,36 @@ check "the failed round sent again after its hour's roll-up: acknowledged, store
 check "... the same answers (its samples counted once)" "$before" \
 	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
 check "... the raw rows kept" 108 "$(chq "$RAW")"
+# a late snapshot of a rolled-up hour (schema 6): raw like any other, its (hour, path)
+# pairs marked dirty first, so counted at once from the raw rows (not the pairs'
+# rollup rows, which hold the other samples); once even when sent again; then the
+# maintenance rolls those pairs up again and marks them clean: the same answers
+LATE=(--hosts 1 --memcgs 5 --nodes 2 --history 10m --step 10m)
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl "${LATE[@]}" >/dev/null
+late1=$(q "$A_URL" "${RQ[0]}" | jq .all.samples)
+check "a late snapshot of a rolled-up hour: 5 more samples" $(($(jq -s '.[0].all.samples' <<<"$before") + 5)) "$late1"
+check "... written raw, its 5 pairs marked dirty" "5 5" \
+	"$(chq "SELECT count() FROM roll.wss_samples_local WHERE startsWith(host, 'rl')") $(
+		chq "SELECT uniqExact(hour, path) FROM roll.wss_dirty_local WHERE kind = 0")"
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl "${LATE[@]}" >/dev/null
+check "... sent again: once" "$late1" "$(q "$A_URL" "${RQ[0]}" | jq .all.samples)"
+clean() {
+	[[ $(chq "SELECT count() FROM (SELECT hour, path FROM roll.wss_dirty_local GROUP BY hour, path
+		HAVING maxIf(at_ms, kind = 1) > maxIf(at_ms, kind = 0))") == 5 ]]
+}
+wait_for "... its pairs rolled up again and marked clean" 60 clean && pass
+check_grep "... and logged" "rolled up the late samples of hour $((NOW / HOUR - 2)) again in" "$(cat "$A_LOG")"
+check "... counted in /metrics" true "$([[ $(metric lrugen_store_clickhouse_rerollups_total) -ge 1 ]] && echo true)"
+after=$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)
+check "... the same answers, read from the rollups" "$late1" "$(jq -s '.[0].all.samples' <<<"$after")"
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl "${LATE[@]}" >/dev/null
+check "... sent again after that: still once" "$after" "$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
 for d in $(chq "SELECT DISTINCT toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC')) FROM roll.wss_samples_local"); do
 	chq "ALTER TABLE roll.wss_samples_local DROP PARTITION $d" >/dev/null
 done
 check "... dropped by hand" 0 "$(chq "SELECT count() FROM roll.wss_samples_local")"
-check "... the same answers from the rollups alone" "$before" \
+check "... the same answers from the rollups alone (the late samples rolled up too)" "$after" \
 	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
-# a late snapshot of a rolled-up hour: to the rollups directly, once even when sent again
-SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl --hosts 1 --memcgs 5 --nodes 2 \
-	--history 10m --step 10m >/dev/null
-late1=$(q "$A_URL" "${RQ[0]}" | jq .all.samples)
-check "a late snapshot of a rolled-up hour: 5 more samples" $(($(jq -s '.[0].all.samples' <<<"$before") + 5)) "$late1"
-SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rl --hosts 1 --memcgs 5 --nodes 2 \
-	--history 10m --step 10m >/dev/null
-check "... sent again: once" "$late1" "$(q "$A_URL" "${RQ[0]}" | jq .all.samples)"
 
 # an hour with rows written directly (a part-0 mark) whose roll-up is under way: its
 # rows written, its mark not yet (or not seen by this server): they do not count yet
@@ -208,10 +224,10 @@ start_fe A "${VER[@]}" --config "$tmp/tokens.conf" --maintenance-interval 1s || 
 ONE=(--hosts 1 --memcgs 2 --nodes 1 --history 2m --step 2m)
 check_grep "a front-end at its database's version takes a snapshot" "^sent=1 accepted=1 " \
 	"$(sim "$A_URL" v1 "${ONE[@]}")"
-chq "INSERT INTO ver.migrations_local VALUES (6, $(date +%s%3N))" >/dev/null
+chq "INSERT INTO ver.migrations_local VALUES (7, $(date +%s%3N))" >/dev/null
 refusing() { [[ $(STORE_URL=$A_URL http GET /healthz) == 503* ]]; }
-wait_for "... the database migrated to version 6 meanwhile: /healthz answers 503" 10 refusing && pass
-check_grep "... saying why" "migrated to schema version 6, this lrugen-store writes version 5: upgrade it" \
+wait_for "... the database migrated to version 7 meanwhile: /healthz answers 503" 10 refusing && pass
+check_grep "... saying why" "migrated to schema version 7, this lrugen-store writes version 6: upgrade it" \
 	"$(STORE_URL=$A_URL http GET /healthz)"
 check_grep "... a snapshot refused (503: the collector keeps it)" "^sent=1 accepted=0 duplicates=0 errors=1" \
 	"$(sim "$A_URL" v2 "${ONE[@]}")"
@@ -219,7 +235,7 @@ check_grep "... with HTTP 503" "HTTP 503" "$(tail -n 1 "$tmp/fleetsim.err")"
 check "... none of it written" "1 0" \
 	"$(chq "SELECT countIf(startsWith(host, 'v1')), countIf(startsWith(host, 'v2')) FROM ver.snapshots_local" |
 		tr '\t' ' ')"
-check "... logged once" 1 "$(grep -c "was migrated to schema version 6" "$A_LOG")"
+check "... logged once" 1 "$(grep -c "was migrated to schema version 7" "$A_LOG")"
 stop_fe A
 
 finish

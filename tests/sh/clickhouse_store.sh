@@ -48,8 +48,9 @@ check_grep "... then version 2" "schema version 2 created in database lrugen" "$
 check_grep "... then version 3" "schema version 3 created in database lrugen" "$out"
 check_grep "... then version 4" "schema version 4 created in database lrugen" "$out"
 check_grep "... then version 5" "schema version 5 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 5 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-# an upgrade: a database of version 1 is refused until --migrate brings it to 5
+check_grep "... then version 6" "schema version 6 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 6 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 6
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 2" >/dev/null
 at_version() {
 	local url
@@ -57,18 +58,19 @@ at_version() {
 		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
 	done
 }
-wait_for "versions 2 to 5 forgotten on every server" 30 at_version 1 && pass
+wait_for "versions 2 to 6 forgotten on every server" 30 at_version 1 && pass
 check_grep "a version 1 database: refused, says to migrate" \
-	"has schema version 1, this lrugen-store needs 5: run lrugen-store --migrate" \
+	"has schema version 1, this lrugen-store needs 6: run lrugen-store --migrate" \
 	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$out"
 check_grep "... and to 3" "schema version 3 created" "$out"
 check_grep "... and to 4" "schema version 4 created" "$out"
 check_grep "... and to 5" "schema version 5 created" "$out"
-check "... every server sees version 5" 0 "$(at_version 5; echo $?)"
+check_grep "... and to 6" "schema version 6 created" "$out"
+check "... every server sees version 6" 0 "$(at_version 6; echo $?)"
 for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest wss_hourly \
-	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples; do
+	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples wss_dirty; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
 		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
@@ -337,6 +339,44 @@ check "... each job counts each late sample once (as sqlite does)" \
 	"$(add "$(job_samples "$w0")" "$s2" "$s1")" "$(job_samples "$w2")"
 SIM_NOW=$((NOW - 3 * 86400000)) sim "$B_URL" late "${OLD[@]}" >/dev/null
 check "... sent again: still once" "$w2" "$(wssq "")"
+# late arrivals within raw-retention (schema 6): raw samples, their (hour, path) pairs
+# marked dirty on every server first; a query reads those pairs raw and not their
+# rollup rows (each shard's server by its own marks), the maintenance rolls them up
+# again and marks them clean (rollup-after 3s: a second after the newest mark). Two
+# rounds into the same pairs: the second finds the first rolled up again, so its
+# query must leave those rollup rows out
+stop_fe B
+start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 30d --clickhouse-rollup-after 3s \
+	--maintenance-interval 1s || { finish; exit 1; }
+LT=(--hosts 2 --memcgs 2 --nodes 1 --history 20m --step 10m)
+LT_NOW=$((NOW - 2 * 3600000))
+lt_rolled() {
+	[[ $(chq "SELECT count() FROM lrugen.wss_hours_local WHERE part = 1 AND
+		hour = $((LT_NOW / 3600000))") -ge 1 ]]
+}
+wait_for "the hour of the late rounds rolled up (rollup-after 3s)" 60 lt_rolled && pass
+dirty_left() {
+	chq "SELECT maxIf(at_ms, kind = 0) + 1000 >= maxIf(at_ms, kind = 1) FROM lrugen.wss_dirty_local
+		GROUP BY hour, path" | awk '{ d += $1; n++ } END { print d + 0, n + 0 }'
+}
+for lt in lt1 lt2; do
+	sb=$(job_samples "$(wssq "" "$SQ_URL")") wb=$(wssq "")
+	for u in "$B_URL" "$SQ_URL"; do SIM_NOW=$LT_NOW sim "$u" $lt "${LT[@]}" >/dev/null; done
+	want=$(add "$(job_samples "$wb")" "$(job_samples "$(wssq "" "$SQ_URL")")" "$sb")
+	check "late snapshots within raw-retention ($lt): acknowledged, their samples raw" "4 1" \
+		"$(acked $lt) $(($(samples_of $lt) > 0))"
+	check "... each job counts each of them once at once (as sqlite does)" "$want" "$(job_samples "$(wssq "")")"
+	all_clean() { [[ $(dirty_left) == "0 "[1-9]* ]]; }
+	wait_for "... their pairs rolled up again and marked clean" 60 all_clean && pass
+	check "... still once, from the rollups" "$want" "$(job_samples "$(wssq "")")"
+done
+check "... the marks on every server" "1 1 1 1" \
+	"$(for u in ${CLICKHOUSE_URLS//,/ }; do
+		chq "SELECT count() > 0 FROM lrugen.wss_dirty_local WHERE kind = 1" "$u"
+	done | xargs)"
+check_grep "... the roll-ups again logged" "rolled up the late samples of hour $((LT_NOW / 3600000)) again" \
+	"$(cat "$B_LOG")"
+w2=$(wssq "")	# (with the late rounds: recent, they stay below)
 # rollup-retention: the rollups of days past it go too
 stop_fe B
 start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --rollup-retention 1d \
