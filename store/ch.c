@@ -1394,6 +1394,31 @@ static bool stopping(struct ch *ch)
 }
 
 
+/* The hours from .. to-1 marked rolled up (on the server that answers), a bit each: to - from <= 64. */
+static enum lru_err rolled_mask(struct ch *ch, int64_t from, int64_t to, uint64_t *mask,
+				struct lru_error *err)
+{
+	char sql[256];
+	struct lru_buf out;
+	struct ch_rows r;
+	enum lru_err rc;
+
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT hour FROM %s.wss_hours_local WHERE part = %d AND "
+		 "hour >= %" PRId64 " AND hour < %" PRId64, ch->cfg->ch_database, ROLL_PART, from, to);
+	lru_buf_init(&out);
+	*mask = 0;
+	rc = ch_select(ch, sql, &out, err);
+	ch_rows_init(&r, &out);
+	while (!rc && ch_rows_next(&r)) {
+		int64_t h = strtoll(r.f[0], NULL, 10);
+
+		if (h >= from && h < to)
+			*mask |= 1ULL << (h - from);
+	}
+	lru_buf_release(&out);
+	return rc;
+}
+
 /*
  * The dirty pairs (tables_v6): how long after a pair's newest dirty mark a
  * roll-up may begin and count every sample written before the mark: a
@@ -1428,12 +1453,13 @@ int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const
  * maintenance) writes rows of the same keys, which replace the first ones;
  * an hour without raw samples gets its mark all the same.
  *
- * With settled_before, the hour's dirty pairs only (those whose newest dirty
- * mark is older than it, see ch_dirty_sql): their paths' samples rolled up
- * again, as large or larger than before (raw samples only come, until the
- * day is dropped), then clean marks at the time the roll-up began.
+ * With settled_before, the dirty pairs of the hour whose newest dirty mark
+ * is older than it (see ch_dirty_sql) get clean marks at the time the
+ * roll-up began: their samples are in it. With pairs_only, only their
+ * paths' samples are rolled up (again: as large or larger than before, raw
+ * samples only come until the day is dropped), and the hour gets no mark.
  */
-static enum lru_err roll_hour(struct ch *ch, int64_t h, int64_t settled_before,
+static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t settled_before,
 			      struct lru_error *err)
 {
 	const char *set[12], *const *settings = roll_settings(ch, set);
@@ -1456,7 +1482,8 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, int64_t settled_before,
 			lru_buf_release(&dirty);
 			return lru_fail(err, LRU_ENOMEM, "the roll-up statement is too long");
 		}
-		strcat(where, (const char *)dirty.data);
+		if (pairs_only)
+			strcat(where, (const char *)dirty.data);
 	}
 	snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
 		 "SELECT path, toInt64(%" PRId64 "), toUInt64(%d), k, bucket, uniqExact(host, boot_id, "
@@ -1464,8 +1491,7 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, int64_t settled_before,
 		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s ARRAY JOIN cold AS c, "
 		 "arrayEnumerate(cold) AS i WHERE %s) GROUP BY path, k, bucket",
 		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), h, ROLL_PART, raw, where);
-	if ((rc = insert(ch, sql, NULL, settings, err)))
-		return rc;
+	rc = insert(ch, sql, NULL, settings, err);
 	lru_buf_init(&warn);
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 		rc = lru_buf_printf(&warn, err, "%suniqExactIf(host, boot_id, seq, bitAnd(warnings, %u) "
@@ -1481,7 +1507,7 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, int64_t settled_before,
 	lru_buf_release(&warn);
 	if (!rc)
 		rc = insert(ch, sql, NULL, settings, err);
-	if (!rc && !settled_before)
+	if (!rc && !pairs_only)
 		rc = run_ddl(ch, err, "INSERT INTO %s.wss_hours_local VALUES (%" PRId64 ", %d, %" PRId64
 			     ")", ch->cfg->ch_database, h, ROLL_PART, lru_now_ms());
 	/* (dirty.data: " AND path IN (SELECT path ...)": the pairs rolled up) */
@@ -1525,13 +1551,22 @@ static enum lru_err dirty_hours(struct ch *ch, int64_t from, int64_t to, int64_t
 	return rc;
 }
 
-/* Roll up again the dirty pairs of the hours hs (dirty_hours): 0, or the hour that failed. */
+/*
+ * Roll up again the dirty pairs of the hours hs (dirty_hours). An hour not
+ * rolled up at all (before the first hour the maintenance rolled up when it
+ * began: a spool replayed into hours no one rolled up) is rolled up whole,
+ * so that its samples are read as rollups from then on.
+ */
 static enum lru_err roll_dirty(struct ch *ch, const struct hours *hs, int64_t settled_before,
 			       struct lru_error *err)
 {
 	for (size_t i = 0; i < hs->n && !stopping(ch); i++) {
 		int64_t t0 = lru_now_ms();
-		enum lru_err rc = roll_hour(ch, hs->v[i], settled_before, err);
+		uint64_t rolled;
+		enum lru_err rc = rolled_mask(ch, hs->v[i], hs->v[i] + 1, &rolled, err);
+
+		if (!rc)
+			rc = roll_hour(ch, hs->v[i], rolled != 0, settled_before, err);
 
 		if (rc) {
 			log_warn("clickhouse: rolling up the late samples of hour %" PRId64 " again "
@@ -1556,37 +1591,12 @@ static void reroll_hours(struct ch *ch)
 	struct hours hs = { 0 };
 	struct lru_error err;
 
-	if (dirty_hours(ch, day_cutoff(now, ch->cfg->raw_retention_ms) / HOUR_MS, INT64_MAX,
+	if (dirty_hours(ch, day_cutoff(now, ch->cfg->raw_retention_ms) / HOUR_MS, roll_bound(ch, now),
 			now - dirty_settle_ms(ch), &hs, &err))
 		log_warn("clickhouse: looking for hours with late samples: %s", err.msg);
 	else
 		roll_dirty(ch, &hs, now - dirty_settle_ms(ch), &err);
 	hours_release(&hs);
-}
-
-/* The hours from .. to-1 marked rolled up (on the server that answers), a bit each: to - from <= 64. */
-static enum lru_err rolled_mask(struct ch *ch, int64_t from, int64_t to, uint64_t *mask,
-				struct lru_error *err)
-{
-	char sql[256];
-	struct lru_buf out;
-	struct ch_rows r;
-	enum lru_err rc;
-
-	snprintf(sql, sizeof(sql), "SELECT DISTINCT hour FROM %s.wss_hours_local WHERE part = %d AND "
-		 "hour >= %" PRId64 " AND hour < %" PRId64, ch->cfg->ch_database, ROLL_PART, from, to);
-	lru_buf_init(&out);
-	*mask = 0;
-	rc = ch_select(ch, sql, &out, err);
-	ch_rows_init(&r, &out);
-	while (!rc && ch_rows_next(&r)) {
-		int64_t h = strtoll(r.f[0], NULL, 10);
-
-		if (h >= from && h < to)
-			*mask |= 1ULL << (h - from);
-	}
-	lru_buf_release(&out);
-	return rc;
 }
 
 /* The first hour (since the epoch) of UTC day YYYYMMDD; -1 if it is not one. */
@@ -1670,8 +1680,17 @@ static void roll_hours(struct ch *ch)
 				log_warn("clickhouse: looking for the oldest raw samples: %s", err.msg);
 				return;
 			}
-			/* no raw samples: none can come for an hour before bound (late_bound) */
+			/* no raw samples: any for an hour before bound are late (dirty pairs) */
 			atomic_store(&ch->roll_next, oldest);
+		}
+		{
+			time_t t = (time_t)(atomic_load(&ch->roll_next) * 3600);
+			char when[32];
+			struct tm tm;
+
+			strftime(when, sizeof(when), "%Y-%m-%d %H:00 UTC", gmtime_r(&t, &tm));
+			log_info("clickhouse: rolling up the hours from %s (hour %" PRId64 ") on", when,
+				 atomic_load(&ch->roll_next));
 		}
 	}
 	while (atomic_load(&ch->roll_next) < bound && !stopping(ch)) {
@@ -1686,7 +1705,7 @@ static void roll_hours(struct ch *ch)
 			if (!(mask >> (h - from) & 1)) {
 				int64_t t0 = lru_now_ms();
 
-				if (roll_hour(ch, h, 0, &err)) {
+				if (roll_hour(ch, h, false, lru_now_ms() - dirty_settle_ms(ch), &err)) {
 					log_warn("clickhouse: rolling up hour %" PRId64 " (its raw samples "
 						 "count until then): %s", h, err.msg);
 					return;
@@ -1766,7 +1785,7 @@ static enum lru_err roll_day(struct ch *ch, const char *day, struct lru_error *e
 		return rc;
 	for (int64_t h = first; h < first + 24 && !rc; h++)
 		if (!(mask >> (h - first) & 1))
-			rc = roll_hour(ch, h, 0, err);
+			rc = roll_hour(ch, h, false, lru_now_ms() - dirty_settle_ms(ch), err);
 	if (rc)
 		return rc;
 	if ((rc = roll_day_dirty(ch, day, first, err)))

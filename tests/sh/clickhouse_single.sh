@@ -201,6 +201,38 @@ chq "INSERT INTO roll.wss_hourly_local (path, hour, part, k, bucket, n, max)
 	SELECT '/', $MH, 1, toUInt8(number), 200, 1000, 1000000000000 FROM system.numbers LIMIT 8" >/dev/null
 check "... its roll-up's rows before the mark: not counted" "$w7" "$(q "$A_URL" '/v1/wss?memcg_glob=*&window=7d')"
 
+# ---- a spool replayed into hours no one rolled up (schema 6) -------------------------------
+# a fresh database's maintenance begins at the current hour (no raw samples before it); a
+# history replayed into earlier hours is late: dirty pairs in hours without a mark, rolled
+# up whole once the samples settled (rollup-after 3s: a second), then read as rollups
+RP=("${CH[@]}" --clickhouse-database replay)
+"$STORE_BIN" "${RP[@]}" --migrate >/dev/null 2>&1
+stop_fe A
+start_fe A "${RP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 3s \
+	--maintenance-interval 1s || { finish; exit 1; }
+began() { grep -q "clickhouse: rolling up the hours from .* on" "$A_LOG"; }
+wait_for "a fresh database: the maintenance says where it begins" 10 began && pass
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" rp "${RH[@]}" >/dev/null
+check "a replayed history of three hours: acknowledged, raw" "108 108" \
+	"$(acked rp) $(chq "SELECT uniqExact(host, seq) FROM replay.wss_samples_local")"
+w_raw=$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)
+check_grep "... counted" '"samples": [1-9]' "$w_raw"
+rp_hours=$(chq "SELECT uniqExact(hour) FROM replay.wss_samples_local")
+rp_rolled() {
+	[[ $(chq "SELECT uniqExact(hour) FROM replay.wss_hours_local WHERE part = 1 AND
+		hour IN (SELECT DISTINCT hour FROM replay.wss_samples_local)") == "$rp_hours" &&
+	   $(chq "SELECT count() FROM (SELECT hour, path FROM replay.wss_dirty_local GROUP BY hour,
+		path HAVING maxIf(at_ms, kind = 0) + 1000 >= maxIf(at_ms, kind = 1))") == 0 ]]
+}
+wait_for "... its $rp_hours hours rolled up whole, their pairs marked clean" 60 rp_rolled && pass
+check_grep "... logged" "rolled up the late samples of hour [0-9]+ again in" "$(cat "$A_LOG")"
+check "... the same answers" "$w_raw" "$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
+for d in $(chq "SELECT DISTINCT toYYYYMMDD(toDateTime(intDiv(taken_ms, 1000), 'UTC')) FROM replay.wss_samples_local"); do
+	chq "ALTER TABLE replay.wss_samples_local DROP PARTITION $d" >/dev/null
+done
+check "... the same answers from the rollups alone (raw rows dropped by hand)" "$w_raw" \
+	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
+
 # ---- SIGTERM while a maintenance request waits on ClickHouse: stops at once ---------------
 # (the server stopped with SIGSTOP: its kernel takes the connection, nothing answers; the
 # request would wait clickhouse-timeout, 30 s, and lrugen-store with it)
