@@ -472,11 +472,12 @@ static const struct ch_table_def tables_v5[] = {
 /*
  * Version 6: late samples (of an hour rolled up, or about to be) are raw
  * samples like any other, in wss_samples, and each (hour, path) they fall in
- * is marked dirty in wss_dirty (kind 0) before they are written. A query
+ * is marked dirty in wss_dirty (kind 0) before they are written, and again
+ * after (the mark's time then follows their INSERT). A query
  * reads a dirty pair's raw samples, not its ROLL_PART rollup rows; the
  * maintenance rolls the pair up again (rows of the same keys, their counts
  * as large or larger) and marks it clean (kind 1, at the time the roll-up
- * began). A pair is dirty until a clean mark is more than DIRTY_SETTLE
+ * began). A pair is dirty until a clean mark is more than dirty_settle_ms()
  * newer than its newest dirty mark (ch_dirty_sql). Only samples of days
  * past raw-retention still go to the rollups directly (put_late).
  */
@@ -872,7 +873,7 @@ static enum lru_err mark_dirty(struct batch *b, int64_t hour, const char *path,
  * The rows of wss_dirty for the pairs of b: kind 0, at now. A round writes
  * them before its samples (a query reads the pairs raw at once) and again
  * after (their time is then after every sample's INSERT ended: a roll-up
- * that begins DIRTY_SETTLE later counts them all).
+ * that begins dirty_settle_ms() later counts them all).
  */
 static enum lru_err put_dirty(struct batch *b, struct lru_error *err)
 {
@@ -1583,7 +1584,7 @@ static enum lru_err roll_dirty(struct ch *ch, const struct hours *hs, int64_t se
 /*
  * The maintenance's second roll-up: the dirty pairs of the hours within
  * raw-retention whose late samples settled (their newest dirty mark a
- * DIRTY_SETTLE old), so that queries read them as rollups again.
+ * dirty_settle_ms() old), so that queries read them as rollups again.
  */
 static void reroll_hours(struct ch *ch)
 {
@@ -1722,7 +1723,7 @@ static void roll_hours(struct ch *ch)
 /*
  * Before the raw samples of a day are dropped: roll its dirty pairs up again,
  * then wait until every server sees none left. A pair marked dirty less than
- * DIRTY_SETTLE ago (late samples arrive until ROLL_MARGIN_MS before the day
+ * dirty_settle_ms() ago (late samples arrive until ROLL_MARGIN_MS before the day
  * is dropped) keeps the whole day until a later round.
  */
 static enum lru_err roll_day_dirty(struct ch *ch, const char *day, int64_t first,
