@@ -223,12 +223,34 @@ static enum lru_err wait_everywhere(struct ch *ch, const char *sql, int64_t min,
 	return LRU_OK;
 }
 
+/* ClickHouse's max_query_size by default: a longer SELECT is refused unless it is raised */
+#define CH_QUERY_SIZE_DEFAULT (256u << 10)
+
 enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out, struct lru_error *err)
 {
-	/* an IN (SELECT ...) of a Distributed table reads each shard's own rows (sharded by host) */
-	static const char *const settings[] = { "distributed_product_mode", "local", NULL };
+	/*
+	 * An IN (SELECT ...) of a Distributed table reads each shard's own rows
+	 * (sharded by host). A SELECT naming many memcg paths (wss over a glob that
+	 * matches thousands: its path list and the dirty pairs' subquery hold them)
+	 * gets a max_query_size it fits in.
+	 */
+	const char *settings[7] = { NULL };
+	size_t n = 0, len = strlen(sql);
+	char size[24], ast[24];
 
-	return ch_post(ch, sql, NULL, 0, ch->on_cluster[0] ? settings : NULL, out, err);
+	if (ch->on_cluster[0]) {
+		settings[n++] = "distributed_product_mode";
+		settings[n++] = "local";
+	}
+	if (len >= CH_QUERY_SIZE_DEFAULT) {	/* and its AST (50,000 elements), an element a path */
+		snprintf(size, sizeof(size), "%zu", len + 1024);
+		snprintf(ast, sizeof(ast), "%zu", 50000 + len / 8);
+		settings[n++] = "max_query_size";
+		settings[n++] = size;
+		settings[n++] = "max_ast_elements";
+		settings[n++] = ast;
+	}
+	return ch_post(ch, sql, NULL, 0, n ? settings : NULL, out, err);
 }
 
 const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size)

@@ -233,6 +233,19 @@ done
 check "... the same answers from the rollups alone (raw rows dropped by hand)" "$w_raw" \
 	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
 
+# ---- wss over a glob matching 30,008 memcg paths: a SELECT past ClickHouse's defaults -----
+# (its path list appears in the query and in the dirty pairs' subquery: 1 MB of SQL and
+# 60,000 literals, where ClickHouse refuses a query over 256 KiB or 50,000 AST elements
+# unless told otherwise)
+WD=("${CH[@]}" --clickhouse-database wide)
+"$STORE_BIN" "${WD[@]}" --migrate >/dev/null 2>&1
+stop_fe A
+start_fe A "${WD[@]}" --config "$tmp/tokens.conf" || { finish; exit 1; }
+check_grep "a host of 30,008 memcgs stored (30,000 jobs)" "^sent=1 accepted=1 " \
+	"$(sim "$A_URL" wd --hosts 1 --jobs 30000 --memcgs 30008 --nodes 1 --history 2m --step 2m)"
+check "... 30,008 paths" 30008 "$(chq "SELECT uniqExact(path) FROM wide.wss_samples_local")"
+check "wss over all of them: one sample each" 30008 "$(q "$A_URL" '/v1/wss?memcg_glob=*&window=1d' | jq .all.samples)"
+
 # ---- SIGTERM while a maintenance request waits on ClickHouse: stops at once ---------------
 # (the server stopped with SIGSTOP: its kernel takes the connection, nothing answers; the
 # request would wait clickhouse-timeout, 30 s, and lrugen-store with it)
