@@ -94,17 +94,30 @@ bool lru_advise_pair(struct lru_advise_acc *acc, const struct lru_lruvec *a, int
 	return true;
 }
 
-void lru_advise_reclaim(struct lru_advise_acc *acc, uint64_t stolen, uint64_t refaulted)
+/* take up to want bytes off promoted[k] (within cold[k]) as evicted; what was taken */
+static uint64_t take_off(struct lru_advise_acc *acc, unsigned k, uint64_t want, uint64_t *room)
+{
+	uint64_t off = want < *room ? want : *room;
+
+	off = off < acc->promoted[k] ? off : acc->promoted[k];
+	*room -= off;
+	acc->promoted[k] -= off;
+	acc->evicted[k] = lru_sat_add_u64(acc->evicted[k], off);
+	return off;
+}
+
+void lru_advise_reclaim(struct lru_advise_acc *acc, uint64_t stolen, uint64_t refaulted,
+			uint64_t carry[LRU_FLEET_NR_THRESHOLDS])
 {
 	for (unsigned k = 0; k < LRU_FLEET_NR_THRESHOLDS; k++) {
-		uint64_t off = stolen;
+		uint64_t room = acc->cold[k];
 
-		if (!acc->pairs[k])
+		if (!acc->pairs[k]) {
+			carry[k] = 0;
 			continue;
-		off = off < acc->cold[k] ? off : acc->cold[k];
-		off = off < acc->promoted[k] ? off : acc->promoted[k];
-		acc->promoted[k] -= off;
-		acc->evicted[k] = lru_sat_add_u64(acc->evicted[k], off);
+		}
+		take_off(acc, k, carry[k], &room);
+		carry[k] = stolen - take_off(acc, k, stolen, &room);
 		acc->promoted[k] = lru_sat_add_u64(acc->promoted[k], refaulted);
 		acc->refaulted[k] = lru_sat_add_u64(acc->refaulted[k], refaulted);
 	}

@@ -102,8 +102,18 @@ bool lru_advise_pair(struct lru_advise_acc *acc, const struct lru_lruvec *a, int
  * page size); refaulted: bytes refaulted (workingset_refault_anon + _file).
  * At each T measured in acc, min(stolen, cold, promoted) moves from
  * promoted to evicted, then refaulted is added to promoted.
+ *
+ * carry (per T): in, what the memcg's previous pair of host snapshots (the
+ * one right before, same host and boot) stole and could not take off; out,
+ * what this pair stole and could not take off (0 at T not measured). A
+ * snapshot reads the generations before memory.stat (lrugend), so pages a
+ * reclaim takes while it reads are in pgsteal at that snapshot but leave the
+ * generations only by the next one. The carry is taken off first; what is
+ * left of it is dropped, so a byte stolen is taken off at most once and
+ * never more than one pair later.
  */
-void lru_advise_reclaim(struct lru_advise_acc *acc, uint64_t stolen, uint64_t refaulted);
+void lru_advise_reclaim(struct lru_advise_acc *acc, uint64_t stolen, uint64_t refaulted,
+			uint64_t carry[LRU_FLEET_NR_THRESHOLDS]);
 
 void lru_advise_acc_add(struct lru_advise_acc *dst, const struct lru_advise_acc *src);
 

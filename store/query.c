@@ -1915,6 +1915,7 @@ struct adv_job {
 	uint64_t row_cold[NR_T];
 	struct lru_advise_acc row_acc;	/* the pairs of the row, until memory.stat is read */
 	uint64_t row_stolen, row_refaulted;	/* the row's reclaim, bytes (adv_memcg) */
+	uint64_t carry[NR_T], carry_row;	/* stolen bytes row carry_row left (lru_advise_reclaim) */
 	struct adv_host_cold { size_t host; uint64_t cold[NR_T]; } *latest;	/* per host */
 	size_t nr_latest, alloc_latest;
 	int pick;			/* the advised threshold, -1 none */
@@ -1970,7 +1971,10 @@ static int adv_row_end(struct adv_job *j)
 {
 	struct adv_host_cold *l;
 
-	lru_advise_reclaim(&j->row_acc, j->row_stolen, j->row_refaulted);
+	if (j->carry_row + 1 != j->row)	/* not the host snapshot right before: nothing carried */
+		memset(j->carry, 0, sizeof(j->carry));
+	lru_advise_reclaim(&j->row_acc, j->row_stolen, j->row_refaulted, j->carry);
+	j->carry_row = j->row;
 	lru_advise_acc_add(&j->acc, &j->row_acc);
 	memset(&j->row_acc, 0, sizeof(j->row_acc));
 	j->row_stolen = j->row_refaulted = 0;

@@ -74,11 +74,12 @@ static void test_reclaim(void **state)
 	const uint64_t anon_a[] = { 1000, 500, 300, 200 }, anon_b[] = { 900, 500, 300, 300 };
 	struct lru_lruvec a = lv(4, 10, age_a, anon_a, NULL), b = lv(4, 10, age_b, anon_b, NULL);
 	struct lru_advise_acc acc = { 0 }, sum = { 0 };
+	uint64_t carry[LRU_FLEET_NR_THRESHOLDS] = { 0 };
 
 	(void)state;
 	assert_true(lru_advise_pair(&acc, &a, 0, &b, MIN, PAGE));
 	assert_true(acc.cold[0] == 1500u * PAGE && acc.cold[1] == 1000u * PAGE);
-	lru_advise_reclaim(&acc, 60u * PAGE, 15u * PAGE);
+	lru_advise_reclaim(&acc, 60u * PAGE, 15u * PAGE, carry);
 	for (unsigned k = 0; k < 2; k++) {
 		assert_true(acc.promoted[k] == (40u + 15u) * PAGE);
 		assert_true(acc.evicted[k] == 60u * PAGE && acc.refaulted[k] == 15u * PAGE);
@@ -88,12 +89,58 @@ static void test_reclaim(void **state)
 	/* more reclaimed than decreased: all of the decrease was eviction, no more */
 	memset(&acc, 0, sizeof(acc));
 	assert_true(lru_advise_pair(&acc, &a, 0, &b, MIN, PAGE));
-	lru_advise_reclaim(&acc, 5000u * PAGE, 0);
+	lru_advise_reclaim(&acc, 5000u * PAGE, 0, carry);
 	assert_true(acc.promoted[0] == 0 && acc.evicted[0] == 100u * PAGE);
 	/* summed into a job with the rest */
 	lru_advise_acc_add(&sum, &acc);
 	lru_advise_acc_add(&sum, &acc);
 	assert_true(sum.evicted[0] == 200u * PAGE && sum.cold[0] == 3000u * PAGE && sum.pairs[0] == 2);
+}
+
+/*
+ * A reclaim while a snapshot was read: pgsteal (read after the generations)
+ * says 60 pages were stolen in the first pair, where nothing left the cold
+ * generations yet; they leave in the second pair, which steals nothing. The
+ * carry takes them off there: 40 promoted, not 100. Carried bytes are taken
+ * off once and for one pair only, and never at a T the pair did not measure.
+ */
+static void test_reclaim_carry(void **state)
+{
+	const unsigned age_a[] = { 360, 240, 120, 0 }, age_b[] = { 420, 300, 180, 60 };
+	const uint64_t anon_a[] = { 1000, 500, 300, 200 }, anon_b[] = { 900, 500, 300, 300 };
+	struct lru_lruvec a = lv(4, 10, age_a, anon_a, NULL), b = lv(4, 10, age_b, anon_b, NULL);
+	struct lru_advise_acc acc = { 0 };
+	uint64_t carry[LRU_FLEET_NR_THRESHOLDS] = { 0 };
+
+	(void)state;
+	/* pair 1: a with itself a minute later, nothing moved; 60 pages stolen */
+	assert_true(lru_advise_pair(&acc, &a, 0, &a, MIN, PAGE));
+	lru_advise_reclaim(&acc, 60u * PAGE, 0, carry);
+	assert_true(acc.promoted[0] == 0 && acc.evicted[0] == 0);
+	assert_true(carry[0] == 60u * PAGE && carry[1] == 60u * PAGE);
+	for (unsigned k = 2; k < LRU_FLEET_NR_THRESHOLDS; k++)
+		assert_true(carry[k] == 0);	/* not measured: nothing to carry */
+	/* pair 2: 100 pages left the cold generations, nothing stolen in it */
+	memset(&acc, 0, sizeof(acc));
+	assert_true(lru_advise_pair(&acc, &a, MIN, &b, 2 * MIN, PAGE));
+	lru_advise_reclaim(&acc, 0, 0, carry);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_true(acc.promoted[k] == 40u * PAGE && acc.evicted[k] == 60u * PAGE);
+		assert_true(carry[k] == 0);
+	}
+	/* more carried than left: the rest is dropped, this pair's own steal carried on */
+	memset(&acc, 0, sizeof(acc));
+	carry[0] = 5000u * PAGE;
+	assert_true(lru_advise_pair(&acc, &a, 0, &b, MIN, PAGE));
+	lru_advise_reclaim(&acc, 30u * PAGE, 0, carry);
+	assert_true(acc.promoted[0] == 0 && acc.evicted[0] == 100u * PAGE);
+	assert_true(carry[0] == 30u * PAGE);
+	/* both fit: carried first, then this pair's own */
+	memset(&acc, 0, sizeof(acc));
+	carry[0] = 50u * PAGE;
+	assert_true(lru_advise_pair(&acc, &a, 0, &b, MIN, PAGE));
+	lru_advise_reclaim(&acc, 30u * PAGE, 0, carry);
+	assert_true(acc.promoted[0] == 20u * PAGE && acc.evicted[0] == 80u * PAGE && carry[0] == 0);
 }
 
 static void test_merge(void **state)
@@ -244,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_promotion),
 		cmocka_unit_test(test_reclaim),
+		cmocka_unit_test(test_reclaim_carry),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_evicted_marks),
 		cmocka_unit_test(test_not_pairs),
