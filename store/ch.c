@@ -1214,25 +1214,42 @@ static const char *const *insert_settings(struct ch *ch, const char *set[8])
 }
 
 /*
- * The settings of a roll-up's INSERT ... SELECT, in set (12 entries):
+ * A roll-up's GROUP BY holds a set of (host, boot_id, seq) per path,
+ * threshold and bucket: ~16 bytes a sample and threshold, 1.3 GB for an
+ * hour of 10 million samples (100,000 hosts at a snapshot an hour, or
+ * 3,300 hosts at one every 2 minutes), past ClickHouse's max_memory_usage
+ * of our test servers (2 GB; 10 GB by default). Past this much it spills
+ * to disk (slower, bounded memory); below, nothing changes.
+ */
+#define ROLL_GROUP_BY_SPILL "536870912"
+
+/*
+ * The settings of a roll-up's INSERT ... SELECT, in set (16 entries):
  * insert_settings', and its SELECT reads only replicas whose replication
  * lags less than a third of clickhouse-rollup-after (ch->roll_delay), never
  * a staler one (the roll fails and is tried again): a raw sample is written
  * that long before its hour is rolled up (late_bound), so every replica
  * read holds it, also with insert_quorum under the number of replicas.
+ * Its GROUP BY spills to disk past ROLL_GROUP_BY_SPILL bytes, on each
+ * shard's server, and the initiator merges the shards' answers a bucket at
+ * a time (distributed_aggregation_memory_efficient) rather than whole.
  */
-static const char *const *roll_settings(struct ch *ch, const char *set[12])
+static const char *const *roll_settings(struct ch *ch, const char *set[16])
 {
 	size_t n = 0;
 
-	if (!insert_settings(ch, set))
-		return NULL;
-	while (set[n])
-		n++;
-	set[n++] = "max_replica_delay_for_distributed_queries";
-	set[n++] = ch->roll_delay;
-	set[n++] = "fallback_to_stale_replicas_for_distributed_queries";
-	set[n++] = "0";
+	if (insert_settings(ch, set)) {
+		while (set[n])
+			n++;
+		set[n++] = "max_replica_delay_for_distributed_queries";
+		set[n++] = ch->roll_delay;
+		set[n++] = "fallback_to_stale_replicas_for_distributed_queries";
+		set[n++] = "0";
+		set[n++] = "distributed_aggregation_memory_efficient";
+		set[n++] = "1";
+	}
+	set[n++] = "max_bytes_before_external_group_by";
+	set[n++] = ROLL_GROUP_BY_SPILL;
 	set[n] = NULL;
 	return set;
 }
@@ -1242,11 +1259,20 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
 {
 	int64_t until = lru_now_ms() + QUORUM_WAIT_MS;
 	unsigned delay_ms = 20;
+	long t = (long)ch->cfg->ch_timeout_ms;
 	enum lru_err rc;
 
+	/*
+	 * A roll-up (INSERT ... SELECT: no rows) of a large hour takes minutes: it
+	 * waits up to a third of clickhouse-rollup-after (its settling margin), not
+	 * cut short at clickhouse-timeout and sent to the next server while the
+	 * first one still runs it.
+	 */
+	if (!rows && (long)(ch->cfg->ch_rollup_after_ms / 3) > t)
+		t = (long)(ch->cfg->ch_rollup_after_ms / 3);
 	for (;;) {
-		rc = ch_post(ch, sql, rows ? rows->data : NULL, rows ? rows->len : 0, settings, NULL,
-			     err);
+		rc = post_for(ch, atomic_load(&ch->next_url), ch->cfg->ch_urls.n, t, sql,
+			      rows ? rows->data : NULL, rows ? rows->len : 0, settings, NULL, err);
 		if (rc != LRU_EPROTO || !strstr(err->msg, "Code: 286,") ||
 		    lru_now_ms() + delay_ms > until)
 			return rc;
@@ -1485,7 +1511,7 @@ int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const
 static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t settled_before,
 			      struct lru_error *err)
 {
-	const char *set[12], *const *settings = roll_settings(ch, set);
+	const char *set[16], *const *settings = roll_settings(ch, set);
 	char raw[160], tbl[160], sql[SQL_MAX], where[768];
 	struct lru_buf warn, dirty;
 	int64_t t0 = lru_now_ms();
