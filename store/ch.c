@@ -1255,6 +1255,18 @@ static const char *const *roll_settings(struct ch *ch, const char *set[16])
 	return set;
 }
 
+/*
+ * The dirty pairs (tables_v6): how long after a pair's newest dirty mark a
+ * roll-up may begin and count every sample written before the mark: a
+ * third of clickhouse-rollup-after, as for the first roll-up of an hour
+ * (late_bound, roll_settings' replica delay); also how long a roll-up's
+ * INSERT ... SELECT may take (insert()).
+ */
+static int64_t dirty_settle_ms(const struct ch *ch)
+{
+	return (int64_t)(ch->cfg->ch_rollup_after_ms / 3);
+}
+
 static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf *rows,
 			   const char *const *settings, struct lru_error *err)
 {
@@ -1265,12 +1277,12 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
 
 	/*
 	 * A roll-up (INSERT ... SELECT: no rows) of a large hour takes minutes: it
-	 * waits up to a third of clickhouse-rollup-after (its settling margin), not
+	 * waits up to dirty_settle_ms() (its settling margin), not
 	 * cut short at clickhouse-timeout and sent to the next server while the
 	 * first one still runs it.
 	 */
-	if (!rows && (long)(ch->cfg->ch_rollup_after_ms / 3) > t)
-		t = (long)(ch->cfg->ch_rollup_after_ms / 3);
+	if (!rows && (long)dirty_settle_ms(ch) > t)
+		t = (long)dirty_settle_ms(ch);
 	for (;;) {
 		rc = post_for(ch, atomic_load(&ch->next_url), ch->cfg->ch_urls.n, t, sql,
 			      rows ? rows->data : NULL, rows ? rows->len : 0, settings, NULL, err);
@@ -1467,17 +1479,6 @@ static enum lru_err rolled_mask(struct ch *ch, int64_t from, int64_t to, uint64_
 	}
 	lru_buf_release(&out);
 	return rc;
-}
-
-/*
- * The dirty pairs (tables_v6): how long after a pair's newest dirty mark a
- * roll-up may begin and count every sample written before the mark: a
- * third of clickhouse-rollup-after, as for the first roll-up of an hour
- * (late_bound, roll_settings' replica delay).
- */
-static int64_t dirty_settle_ms(const struct ch *ch)
-{
-	return (int64_t)(ch->cfg->ch_rollup_after_ms / 3);
 }
 
 int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
