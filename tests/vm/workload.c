@@ -169,16 +169,32 @@ static void write_pages(char *p, size_t len, size_t ps)
  * forever and aging would stop promoting the hot set (seen in the fleet demo:
  * a whole job's hot set left in an old generation). Unmapping more than
  * tlb_single_page_flush_ceiling (33) present pages makes the kernel flush this
- * mm's TLB; read-only populated anonymous pages are the shared zero page, so
- * this allocates nothing.
+ * mm's TLB; read-only anonymous pages are the shared zero page, so this
+ * allocates nothing.
+ *
+ * It zaps them with MADV_DONTNEED and reads them back in, both under the mm's
+ * lock for read, never mmap()/munmap(), which take it for write: an aging
+ * walk that finds this lock taken (mmap_read_trylock in walk_mm) skips the
+ * whole process for that generation, and its hot set ages as if idle (once
+ * in the evict scenario and the fleet demo on 6.1: all of a job's hot set
+ * counted cold; a TLB shootdown under TCG holds the lock for milliseconds).
  */
 static void flush_tlb(void)
 {
-	size_t len = 64 * (size_t)sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	static char *p;
+	static size_t len, ps;
 
-	if (p != MAP_FAILED)
-		munmap(p, len);
+	if (!p) {
+		ps = (size_t)sysconf(_SC_PAGESIZE);
+		len = 64 * ps;
+		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("cannot map the TLB-flush pages: %s", strerror(errno));
+	} else if (madvise(p, len, MADV_DONTNEED) != 0) {
+		die("madvise(MADV_DONTNEED): %s", strerror(errno));
+	}
+	for (size_t off = 0; off < len; off += ps)
+		(void)*(volatile char *)(p + off);
 }
 
 /* Call `touch(arg)` every period until --seconds elapse (or forever). */
