@@ -16,6 +16,7 @@
 #include "lru_fleet.h"
 #include "lru_hash.h"
 #include "lru_model.h"
+#include "lru_units.h"
 
 #define SQL_MAX 2048
 #define CH_MAX_WRITERS 16
@@ -28,6 +29,8 @@ struct ch {
 	char on_cluster[160];			/* " ON CLUSTER name" or "" */
 	char quorum[24];			/* clickhouse-insert-quorum, as a setting */
 	char roll_delay[24];			/* a roll-up's max_replica_delay (s), as a setting */
+	char roll_spill[24], roll_memory[24];	/* clickhouse-rollup-spill, -memory: "" none */
+	char roll_two_level[24];		/* half of clickhouse-rollup-spill */
 	atomic_uint next_url;			/* where the next request starts */
 
 	pthread_mutex_t lock;			/* guards the queue and the health */
@@ -1213,29 +1216,35 @@ static const char *const *insert_settings(struct ch *ch, const char *set[8])
 	return set;
 }
 
-/*
- * A roll-up's GROUP BY holds a set of (host, boot_id, seq) per path,
- * threshold and bucket: 16 bytes and the hash table's room a sample and
- * threshold; an hour of 10 million samples (100,000 hosts at a snapshot an
- * hour, or 3,300 hosts at one every 2 minutes) went past the 1.86 GiB
- * max_memory_usage of our test servers (ClickHouse's default is 10 GB).
- * Past this much it spills to disk (36 s for that hour, memory bounded);
- * below, nothing changes.
- */
-#define ROLL_GROUP_BY_SPILL "536870912"
+#define ROLL_SETTINGS 20	/* insert_settings' 6, 12 of its own, the NULL */
 
 /*
- * The settings of a roll-up's INSERT ... SELECT, in set (16 entries):
+ * The settings of a roll-up's INSERT ... SELECT, in set (ROLL_SETTINGS entries):
  * insert_settings', and its SELECT reads only replicas whose replication
  * lags less than a third of clickhouse-rollup-after (ch->roll_delay), never
  * a staler one (the roll fails and is tried again): a raw sample is written
  * that long before its hour is rolled up (late_bound), so every replica
  * read holds it, also with insert_quorum under the number of replicas.
- * Its GROUP BY spills to disk past ROLL_GROUP_BY_SPILL bytes, on each
+ * Its GROUP BY spills to disk past clickhouse-rollup-spill bytes, on each
  * shard's server, and the initiator merges the shards' answers a bucket at
- * a time (distributed_aggregation_memory_efficient) rather than whole.
+ * a time (distributed_aggregation_memory_efficient) rather than whole; it
+ * may use clickhouse-rollup-memory at most (max_memory_usage). ClickHouse
+ * spills only a two-level GROUP BY, which it becomes once its state holds
+ * group_by_two_level_threshold_bytes (100 MB by default; many keys also
+ * make it one, and a roll-up has few: paths x 8 x buckets): half the spill,
+ * so that a small spill happens early. An hour of 300,000 samples took
+ * 229 MB whole; spilling past 16 MiB, 116 MB with the default threshold and
+ * 93 MB with half the spill (some 85 MB of it reading the hour, whatever
+ * the spill).
+ *
+ * The GROUP BY holds a set of (host, boot_id, seq) per path, threshold and
+ * bucket: 16 bytes and the hash table's room a sample and threshold. An
+ * hour of 10 million samples (100,000 hosts at a snapshot an hour, or 3,300
+ * hosts at one every 2 minutes) went past the 1.86 GiB max_memory_usage of
+ * our test servers (ClickHouse's default is 10 GB); spilling past 512 MiB it
+ * rolled up in 36 s.
  */
-static const char *const *roll_settings(struct ch *ch, const char *set[16])
+static const char *const *roll_settings(struct ch *ch, const char *set[ROLL_SETTINGS])
 {
 	size_t n = 0;
 
@@ -1249,8 +1258,16 @@ static const char *const *roll_settings(struct ch *ch, const char *set[16])
 		set[n++] = "distributed_aggregation_memory_efficient";
 		set[n++] = "1";
 	}
-	set[n++] = "max_bytes_before_external_group_by";
-	set[n++] = ROLL_GROUP_BY_SPILL;
+	if (ch->roll_spill[0]) {
+		set[n++] = "max_bytes_before_external_group_by";
+		set[n++] = ch->roll_spill;
+		set[n++] = "group_by_two_level_threshold_bytes";
+		set[n++] = ch->roll_two_level;
+	}
+	if (ch->roll_memory[0]) {
+		set[n++] = "max_memory_usage";
+		set[n++] = ch->roll_memory;
+	}
 	set[n] = NULL;
 	return set;
 }
@@ -1260,31 +1277,27 @@ static const char *const *roll_settings(struct ch *ch, const char *set[16])
  * roll-up may begin and count every sample written before the mark: a
  * third of clickhouse-rollup-after, as for the first roll-up of an hour
  * (late_bound, roll_settings' replica delay); also how long a roll-up's
- * INSERT ... SELECT may take (insert()).
+ * INSERT ... SELECT may take (roll_hour()).
  */
 static int64_t dirty_settle_ms(const struct ch *ch)
 {
 	return (int64_t)(ch->cfg->ch_rollup_after_ms / 3);
 }
 
+/*
+ * INSERT rows (NULL: an INSERT ... SELECT) with settings, each try up to
+ * timeout_ms; retried while another quorum INSERT holds the table (Code
+ * 286) for up to QUORUM_WAIT_MS.
+ */
 static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf *rows,
-			   const char *const *settings, struct lru_error *err)
+			   const char *const *settings, long timeout_ms, struct lru_error *err)
 {
 	int64_t until = lru_now_ms() + QUORUM_WAIT_MS;
 	unsigned delay_ms = 20;
-	long t = (long)ch->cfg->ch_timeout_ms;
 	enum lru_err rc;
 
-	/*
-	 * A roll-up (INSERT ... SELECT: no rows) of a large hour takes minutes: it
-	 * waits up to dirty_settle_ms() (its settling margin), not
-	 * cut short at clickhouse-timeout and sent to the next server while the
-	 * first one still runs it.
-	 */
-	if (!rows && (long)dirty_settle_ms(ch) > t)
-		t = (long)dirty_settle_ms(ch);
 	for (;;) {
-		rc = post_for(ch, atomic_load(&ch->next_url), ch->cfg->ch_urls.n, t, sql,
+		rc = post_for(ch, atomic_load(&ch->next_url), ch->cfg->ch_urls.n, timeout_ms, sql,
 			      rows ? rows->data : NULL, rows ? rows->len : 0, settings, NULL, err);
 		if (rc != LRU_EPROTO || !strstr(err->msg, "Code: 286,") ||
 		    lru_now_ms() + delay_ms > until)
@@ -1324,7 +1337,8 @@ static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error
 			else
 				ch_table(ch, insert_into[k][i], tbl, sizeof(tbl));
 			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
-			rc = insert(ch, sql, &b->t[k], EVERYWHERE(k) ? NULL : settings, err);
+			rc = insert(ch, sql, &b->t[k], EVERYWHERE(k) ? NULL : settings,
+				    (long)ch->cfg->ch_timeout_ms, err);
 			log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k][i],
 				  b->t[k].len, lru_now_ms() - t0);
 		}
@@ -1513,7 +1527,15 @@ int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const
 static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t settled_before,
 			      struct lru_error *err)
 {
-	const char *set[16], *const *settings = roll_settings(ch, set);
+	const char *set[ROLL_SETTINGS], *const *settings = roll_settings(ch, set);
+	/*
+	 * a roll-up of a large hour takes minutes: it waits up to
+	 * dirty_settle_ms() (its settling margin), not cut short at
+	 * clickhouse-timeout and sent to the next server while the first one
+	 * still runs it (18.16 goes on with an INSERT whose client left)
+	 */
+	long t = (long)(dirty_settle_ms(ch) > (int64_t)ch->cfg->ch_timeout_ms ?
+			dirty_settle_ms(ch) : (int64_t)ch->cfg->ch_timeout_ms);
 	char raw[160], tbl[160], sql[SQL_MAX], where[768];
 	struct lru_buf warn, dirty;
 	int64_t t0 = lru_now_ms();
@@ -1542,7 +1564,7 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t
 		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s ARRAY JOIN cold AS c, "
 		 "arrayEnumerate(cold) AS i WHERE %s) GROUP BY path, k, bucket",
 		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), h, ROLL_PART, raw, where);
-	rc = insert(ch, sql, NULL, settings, err);
+	rc = insert(ch, sql, NULL, settings, t, err);
 	lru_buf_init(&warn);
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 		rc = lru_buf_printf(&warn, err, "%suniqExactIf(host, boot_id, seq, bitAnd(warnings, %u) "
@@ -1557,7 +1579,7 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t
 		rc = lru_fail(err, LRU_ERANGE, "the roll-up statement is too long");
 	lru_buf_release(&warn);
 	if (!rc)
-		rc = insert(ch, sql, NULL, settings, err);
+		rc = insert(ch, sql, NULL, settings, t, err);
 	if (!rc && !pairs_only)
 		rc = run_ddl(ch, err, "INSERT INTO %s.wss_hours_local VALUES (%" PRId64 ", %d, %" PRId64
 			     ")", ch->cfg->ch_database, h, ROLL_PART, lru_now_ms());
@@ -2235,6 +2257,22 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	snprintf(ch->quorum, sizeof(ch->quorum), "%" PRId64, cfg->ch_insert_quorum);
 	snprintf(ch->roll_delay, sizeof(ch->roll_delay), "%" PRIu64,
 		 cfg->ch_rollup_after_ms / 3000 ? cfg->ch_rollup_after_ms / 3000 : 1);
+	if (cfg->ch_rollup_spill) {
+		snprintf(ch->roll_spill, sizeof(ch->roll_spill), "%" PRIu64, cfg->ch_rollup_spill);
+		snprintf(ch->roll_two_level, sizeof(ch->roll_two_level), "%" PRIu64,
+			 cfg->ch_rollup_spill / 2 ? cfg->ch_rollup_spill / 2 : 1);
+	}
+	if (cfg->ch_rollup_memory)
+		snprintf(ch->roll_memory, sizeof(ch->roll_memory), "%" PRIu64, cfg->ch_rollup_memory);
+	if (cfg->ch_rollup_memory && cfg->ch_rollup_spill >= cfg->ch_rollup_memory) {
+		char sp[32], mem[32];
+
+		snprintf(errbuf, size, "clickhouse-rollup-spill (%s) must be under "
+			 "clickhouse-rollup-memory (%s; half of it is ClickHouse's advice): a roll-up "
+			 "would fail before it spills", lru_fmt_bytes(cfg->ch_rollup_spill, sp, sizeof(sp)),
+			 lru_fmt_bytes(cfg->ch_rollup_memory, mem, sizeof(mem)));
+		return -1;
+	}
 	if (read_password(ch, errbuf, size))
 		return -1;
 	lru_error_clear(&err);

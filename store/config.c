@@ -61,6 +61,15 @@ static const struct lru_set_def defs[] = {
 	  "reads a rolled-up hour as one row per job and bucket); samples that arrive more "
 	  "than two thirds of it after their hour go to the rollups directly. Keep it well "
 	  "above clickhouse-timeout", NULL },
+	{ "clickhouse-rollup-spill", LRU_SET_SIZE, F(ch_rollup_spill), "512M", 0, 1LL << 40, "SIZE",
+	  "a roll-up's GROUP BY holds this much memory on a server at most, then spills to "
+	  "disk (max_bytes_before_external_group_by): an hour of any size rolls up, slower "
+	  "past it. 0: never spills (an hour larger than the servers' memory limit fails to "
+	  "roll up, is tried again, and counts from its raw samples meanwhile)", NULL },
+	{ "clickhouse-rollup-memory", LRU_SET_SIZE, F(ch_rollup_memory), "0", 0, 1LL << 40, "SIZE",
+	  "memory one roll-up may use on a server (its max_memory_usage), above "
+	  "clickhouse-rollup-spill (twice it is ClickHouse's advice). 0: the servers' own limit "
+	  "(the user's profile)", NULL },
 
 	{ "limits", LRU_SET_SECTION, 0, NULL, 0, 0, NULL, NULL, NULL },
 	{ "max-connections", LRU_SET_INT, F(max_connections), "4096", 16, 1000000, "N",

@@ -233,6 +233,49 @@ done
 check "... the same answers from the rollups alone (raw rows dropped by hand)" "$w_raw" \
 	"$(for p in "${RQ[@]}"; do q "$A_URL" "$p"; done)"
 
+# ---- a roll-up's memory (clickhouse-rollup-spill, clickhouse-rollup-memory) ---------------
+# an hour of 300,000 memcg samples: its roll-up (a set of samples per path, threshold and
+# bucket) took 229 MB whole, 93 MB spilling past 16 MiB (measured). Under a 160 MiB
+# clickhouse-rollup-memory and without the spill, the roll-up fails, is logged and tried
+# again, and the hour counts from its raw samples; spilling past 16 MiB it rolls up, every
+# raw sample counted once
+SP=("${CH[@]}" --clickhouse-database spill)
+"$STORE_BIN" "${SP[@]}" --migrate >/dev/null 2>&1
+stop_fe A
+start_fe A "${SP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 30d || { finish; exit 1; }
+SPH=(--hosts 1000 --memcgs 100 --nodes 1 --history 30m --step 10m --interval 10m --batch 50 --threads 8)
+SIM_NOW=$(((NOW / HOUR - 1) * HOUR - 60000)) sim "$A_URL" sp "${SPH[@]}" >/dev/null
+SH=$((NOW / HOUR - 2))
+sp_raw=$(chq "SELECT uniqExact(host, seq, path) FROM spill.wss_samples_local WHERE
+	intDiv(taken_ms, $HOUR) = $SH")
+check "an hour of 3,000 snapshots of 100 memcgs: acknowledged, raw" "3000 300000" "$(acked sp) $sp_raw"
+SPQ=('/v1/wss?memcg_glob=*&window=1d' '/v1/wss?memcg_glob=/jobs/*&window=1d&threshold=1h&percentile=50')
+sp_before=$(for p in "${SPQ[@]}"; do q "$A_URL" "$p"; done)
+check_grep "... counted" '"samples": 300000' "$sp_before"
+stop_fe A
+out=$("$STORE_BIN" "${SP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-spill 32M \
+	--clickhouse-rollup-memory 32M 2>&1)
+check "clickhouse-rollup-spill not under clickhouse-rollup-memory: refused" 1 $?
+check_grep "... saying why" "clickhouse-rollup-spill \\(32\\.0 MiB\\) must be under clickhouse-rollup-memory \\(32\\.0 MiB" "$out"
+start_fe A "${SP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 1s --maintenance-interval 1s \
+	--clickhouse-rollup-spill 0 --clickhouse-rollup-memory 160M || { finish; exit 1; }
+sp_failed() { [[ $(grep -c "rolling up hour $SH (its raw samples count until then): .*Memory limit" "$A_LOG") -ge 2 ]]; }
+wait_for "without the spill, its roll-up fails on the memory limit (logged, tried again)" 90 sp_failed && pass
+sp_marks() { chq "SELECT count() FROM spill.wss_hours_local WHERE hour = $SH"; }
+check "... the hour not marked rolled up" 0 "$(sp_marks)"
+check "... its samples counted raw: the same answers" "$sp_before" "$(for p in "${SPQ[@]}"; do q "$A_URL" "$p"; done)"
+stop_fe A
+start_fe A "${SP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 1s --maintenance-interval 1s \
+	--clickhouse-rollup-spill 16M --clickhouse-rollup-memory 160M || { finish; exit 1; }
+sp_rolled() { [[ $(sp_marks) -ge 1 ]]; }
+wait_for "spilling past 16 MiB, it rolls up within the same 160 MiB" 90 sp_rolled && pass
+check_grep "... logged" "rolled up the working-set samples of hour $SH in" "$(cat "$A_LOG")"
+check "... every raw sample counted once in its rollups" "$sp_raw $sp_raw" \
+	"$(chq "SELECT sum(m) FROM (SELECT max(n) AS m FROM spill.wss_hourly_n_local WHERE hour = $SH
+		GROUP BY path)") $(chq "SELECT sum(m) FROM (SELECT max(n) AS m FROM spill.wss_hourly_local
+		WHERE hour = $SH AND k = 0 GROUP BY path, bucket)")"
+check "... the same answers, from the rollups" "$sp_before" "$(for p in "${SPQ[@]}"; do q "$A_URL" "$p"; done)"
+
 # ---- wss over a glob matching 30,008 memcg paths: a SELECT past ClickHouse's defaults -----
 # (its path list appears in the query and in the dirty pairs' subquery: 1 MB of SQL and
 # 60,000 literals, where ClickHouse refuses a query over 256 KiB or 50,000 AST elements
