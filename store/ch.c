@@ -16,7 +16,6 @@
 #include "lru_fleet.h"
 #include "lru_hash.h"
 #include "lru_model.h"
-#include "lru_units.h"
 
 #define SQL_MAX 2048
 #define CH_MAX_WRITERS 16
@@ -2264,15 +2263,6 @@ int ch_open(struct ch **out, const struct store_config *cfg, struct metrics *m,
 	}
 	if (cfg->ch_rollup_memory)
 		snprintf(ch->roll_memory, sizeof(ch->roll_memory), "%" PRIu64, cfg->ch_rollup_memory);
-	if (cfg->ch_rollup_memory && cfg->ch_rollup_spill >= cfg->ch_rollup_memory) {
-		char sp[32], mem[32];
-
-		snprintf(errbuf, size, "clickhouse-rollup-spill (%s) must be under "
-			 "clickhouse-rollup-memory (%s; half of it is ClickHouse's advice): a roll-up "
-			 "would fail before it spills", lru_fmt_bytes(cfg->ch_rollup_spill, sp, sizeof(sp)),
-			 lru_fmt_bytes(cfg->ch_rollup_memory, mem, sizeof(mem)));
-		return -1;
-	}
 	if (read_password(ch, errbuf, size))
 		return -1;
 	lru_error_clear(&err);

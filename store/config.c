@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lru_settings.h"
+#include "lru_units.h"
 
 #define F(field) offsetof(struct store_config, field)
 #define SEC 1000LL
@@ -265,6 +266,15 @@ static enum lru_err validate(const void *cfg, struct lru_error *err)
 		if (strncmp(c->ch_urls.v[i], "http://", 7) && strncmp(c->ch_urls.v[i], "https://", 8))
 			return lru_fail(err, LRU_EINVAL, "clickhouse-url '%s' is not an http:// "
 					"or https:// URL", c->ch_urls.v[i]);
+	if (c->ch_rollup_memory && c->ch_rollup_spill >= c->ch_rollup_memory) {
+		char sp[32], mem[32];
+
+		return lru_fail(err, LRU_EINVAL, "clickhouse-rollup-spill (%s) must be under "
+				"clickhouse-rollup-memory (%s; half of it is ClickHouse's advice): a "
+				"roll-up would fail before it spills",
+				lru_fmt_bytes(c->ch_rollup_spill, sp, sizeof(sp)),
+				lru_fmt_bytes(c->ch_rollup_memory, mem, sizeof(mem)));
+	}
 	return LRU_OK;
 }
 

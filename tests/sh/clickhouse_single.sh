@@ -255,7 +255,7 @@ check_grep "... counted" '"samples": 300000' "$sp_before"
 stop_fe A
 out=$("$STORE_BIN" "${SP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-spill 32M \
 	--clickhouse-rollup-memory 32M 2>&1)
-check "clickhouse-rollup-spill not under clickhouse-rollup-memory: refused" 1 $?
+check "clickhouse-rollup-spill not under clickhouse-rollup-memory: refused (a usage error)" 2 $?
 check_grep "... saying why" "clickhouse-rollup-spill \\(32\\.0 MiB\\) must be under clickhouse-rollup-memory \\(32\\.0 MiB" "$out"
 start_fe A "${SP[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 1s --maintenance-interval 1s \
 	--clickhouse-rollup-spill 0 --clickhouse-rollup-memory 160M || { finish; exit 1; }

@@ -53,7 +53,8 @@ sleep 6	# the hot sets keep being touched: what they need back refaults now
 # one aging before the second pass: without it the generation made before the
 # sleep is 6 s old and the one before it counts as idle > 4.5 s, holding
 # whatever the last aging's walk did not see young (6.1, once: all of web's
-# hot 40 MiB); cold pages the first pass left stay in old generations either way
+# hot 40 MiB, likely a walk that skipped the process: see workload.c's
+# flush_tlb); cold pages the first pass left stay in old generations either way
 vm_lrugen_age 1 0
 lrugen evict --memcg /jobs/web --older-than 4500ms --dry-run >/tmp/again.txt 2>&1
 lrugen evict --memcg /jobs/web --older-than 4500ms --dry-run --json >/tmp/again.json 2>&1
