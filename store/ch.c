@@ -1508,6 +1508,70 @@ int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const
 }
 
 /*
+ * The rows of ch_dirty_sql(where) ("hour, path"), read once on the server
+ * the front-end asks, each through add(arg, hour, path, its length).
+ */
+static enum lru_err dirty_rows(struct ch *ch, const char *where, int64_t settled_before,
+			       enum lru_err (*add)(void *arg, int64_t hour, const char *path, size_t n,
+						   struct lru_error *err),
+			       void *arg, struct lru_error *err)
+{
+	struct lru_buf sql, out;
+	struct ch_rows r;
+	enum lru_err rc = LRU_OK;
+
+	lru_buf_init(&sql);
+	lru_buf_init(&out);
+	if (lru_buf_append(&sql, "SELECT hour, path FROM ", 23, err) ||
+	    ch_dirty_sql(ch, &sql, "hour, path", where, settled_before) || lru_buf_append(&sql, "", 1, err))
+		rc = lru_fail(err, LRU_ENOMEM, "out of memory");
+	if (!rc)
+		rc = ch_select(ch, (const char *)sql.data, &out, err);
+	ch_rows_init(&r, &out);
+	while (!rc && ch_rows_next(&r))
+		if (r.nf == 2)
+			rc = add(arg, strtoll(r.f[0], NULL, 10), r.f[1], r.len[1], err);
+	lru_buf_release(&sql);
+	lru_buf_release(&out);
+	return rc;
+}
+
+static enum lru_err add_pair(void *arg, int64_t hour, const char *path, size_t n, struct lru_error *err)
+{
+	struct lru_buf *b = arg;
+
+	return lru_buf_printf(b, err, ", (%" PRId64 ", ", hour) || ch_quote(b, path, n, err) ||
+	       lru_buf_append(b, ")", 1, err) ? LRU_ENOMEM : LRU_OK;
+}
+
+enum lru_err ch_dirty_pairs(struct ch *ch, const char *where, struct lru_buf *b, struct lru_error *err)
+{
+	enum lru_err rc = lru_buf_append(b, "((-1, '')", 9, err);
+
+	rc = rc ? rc : dirty_rows(ch, where, 0, add_pair, b, err);
+	return rc || lru_buf_append(b, ")", 1, err) ? (rc ? rc : LRU_ENOMEM) : LRU_OK;
+}
+
+/* A settled dirty pair of the hour a roll-up takes: its path listed, its clean mark (TSV). */
+struct settled {
+	struct lru_buf list, marks;
+	int64_t at_ms;
+	size_t n;
+};
+
+static enum lru_err add_settled(void *arg, int64_t hour, const char *path, size_t n,
+				struct lru_error *err)
+{
+	struct settled *st = arg;
+	bool first = !st->n++;
+
+	return lru_buf_append(&st->list, first ? " AND path IN (" : ", ", first ? 14 : 2, err) ||
+	       ch_quote(&st->list, path, n, err) ||
+	       lru_buf_printf(&st->marks, err, "%" PRId64 "\t", hour) || tsv_str(&st->marks, path, n, err) ||
+	       lru_buf_printf(&st->marks, err, "\t1\t%" PRId64 "\n", st->at_ms) ? LRU_ENOMEM : LRU_OK;
+}
+
+/*
  * Roll the raw samples of hour h up into wss_hourly(_n) as part ROLL_PART
  * and mark the hour so in wss_hours: from then on queries count the hour
  * from the rollups only (a server that does not see the mark yet counts
@@ -1518,15 +1582,19 @@ int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const
  * an hour without raw samples gets its mark all the same.
  *
  * With settled_before, the dirty pairs of the hour whose newest dirty mark
- * is older than it (see ch_dirty_sql) get clean marks at the time the
- * roll-up began: their samples are in it. With pairs_only, only their
- * paths' samples are rolled up (again: as large or larger than before, raw
- * samples only come until the day is dropped), and the hour gets no mark.
+ * is older than it (see ch_dirty_sql), read once before the roll-up, get
+ * clean marks at the time the roll-up began: their samples are in it. With
+ * pairs_only, only their paths' samples are rolled up (again: as large or
+ * larger than before, raw samples only come until the day is dropped), and
+ * the hour gets no mark. The paths go to the shards as a list, not as a
+ * subquery each shard's server would run by its own replica of the marks
+ * (see ch_dirty_pairs).
  */
 static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t settled_before,
 			      struct lru_error *err)
 {
-	const char *set[ROLL_SETTINGS], *const *settings = roll_settings(ch, set);
+	/* and max_query_size, max_ast_elements for a long list of paths */
+	const char *set[ROLL_SETTINGS + 4], *const *settings = roll_settings(ch, set);
 	/*
 	 * a roll-up of a large hour takes minutes: it waits up to
 	 * dirty_settle_ms() (its settling margin), not cut short at
@@ -1535,59 +1603,77 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t
 	 */
 	long t = (long)(dirty_settle_ms(ch) > (int64_t)ch->cfg->ch_timeout_ms ?
 			dirty_settle_ms(ch) : (int64_t)ch->cfg->ch_timeout_ms);
-	char raw[160], tbl[160], sql[SQL_MAX], where[768];
-	struct lru_buf warn, dirty;
-	int64_t t0 = lru_now_ms();
+	struct settled st = { .at_ms = lru_now_ms() };
+	char raw[160], tbl[160], where[256], size[24], ast[24];
+	const char *w;
+	struct lru_buf warn, sql;
 	enum lru_err rc = LRU_OK;
 
 	ch_table(ch, "wss_samples", raw, sizeof(raw));
 	raw_hours(where, sizeof(where), h, h + 1);
-	lru_buf_init(&dirty);
+	lru_buf_init(&st.list);
+	lru_buf_init(&st.marks);
+	lru_buf_init(&warn);
+	lru_buf_init(&sql);
 	if (settled_before) {
 		char pair[64];
 
 		snprintf(pair, sizeof(pair), "hour = %" PRId64, h);
-		if (lru_buf_append(&dirty, " AND path IN ", 13, NULL) ||
-		    ch_dirty_sql(ch, &dirty, "path", pair, settled_before) ||
-		    lru_buf_append(&dirty, "", 1, NULL) ||
-		    strlen(where) + dirty.len > sizeof(where)) {
-			lru_buf_release(&dirty);
-			return lru_fail(err, LRU_ENOMEM, "the roll-up statement is too long");
-		}
-		if (pairs_only)
-			strcat(where, (const char *)dirty.data);
+		rc = dirty_rows(ch, pair, settled_before, add_settled, &st, err);
+		if (!rc && st.n && lru_buf_append(&st.list, ")", 1, err))
+			rc = LRU_ENOMEM;
 	}
-	snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
-		 "SELECT path, toInt64(%" PRId64 "), toUInt64(%d), k, bucket, uniqExact(host, boot_id, "
-		 "seq), max(hot) FROM (SELECT path, host, boot_id, seq, toUInt8(i - 1) AS k, "
-		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s ARRAY JOIN cold AS c, "
-		 "arrayEnumerate(cold) AS i WHERE %s) GROUP BY path, k, bucket",
-		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), h, ROLL_PART, raw, where);
-	rc = insert(ch, sql, NULL, settings, t, err);
-	lru_buf_init(&warn);
+	if (rc || (pairs_only && !st.n))	/* (another front-end rolled them up) */
+		goto out;
+	w = pairs_only ? (const char *)st.list.data : "";
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 		rc = lru_buf_printf(&warn, err, "%suniqExactIf(host, boot_id, seq, bitAnd(warnings, %u) "
 				    "!= 0)", b ? ", " : "", 1u << b);
-	if (!rc && lru_buf_append(&warn, "", 1, err))
-		rc = LRU_ENOMEM;
-	if (!rc && snprintf(sql, sizeof(sql), "INSERT INTO %s (path, hour, part, n, warn) SELECT "
-			    "path, toInt64(%" PRId64 "), toUInt64(%d), uniqExact(host, boot_id, seq), "
-			    "[%s] FROM %s WHERE %s GROUP BY path",
-			    ch_table(ch, "wss_hourly_n", tbl, sizeof(tbl)), h, ROLL_PART,
-			    (const char *)warn.data, raw, where) >= (int)sizeof(sql))
-		rc = lru_fail(err, LRU_ERANGE, "the roll-up statement is too long");
-	lru_buf_release(&warn);
+	rc = rc || lru_buf_printf(&sql, err, "INSERT INTO %s (path, hour, part, k, bucket, n, max) "
+		 "SELECT path, toInt64(%" PRId64 "), toUInt64(%d), k, bucket, uniqExact(host, boot_id, "
+		 "seq), max(hot) FROM (SELECT path, host, boot_id, seq, toUInt8(i - 1) AS k, "
+		 "toUInt64(total - c) AS hot, " CH_HOT_BUCKET " FROM %s ARRAY JOIN cold AS c, "
+		 "arrayEnumerate(cold) AS i WHERE %s%.*s) GROUP BY path, k, bucket",
+		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), h, ROLL_PART, raw, where,
+		 pairs_only ? (int)st.list.len : 0, w) || lru_buf_append(&sql, "", 1, err) ? LRU_ENOMEM : LRU_OK;
+	if (!rc && sql.len > CH_QUERY_SIZE_DEFAULT / 2) {	/* the list of paths twice, at most */
+		size_t n = 0;
+
+		while (settings[n])
+			n++;
+		snprintf(size, sizeof(size), "%zu", sql.len + warn.len + 1024);
+		snprintf(ast, sizeof(ast), "%zu", 50000 + sql.len / 8);
+		set[n++] = "max_query_size";
+		set[n++] = size;
+		set[n++] = "max_ast_elements";
+		set[n++] = ast;
+		set[n] = NULL;
+		settings = set;
+	}
 	if (!rc)
-		rc = insert(ch, sql, NULL, settings, t, err);
+		rc = insert(ch, (const char *)sql.data, NULL, settings, t, err);
+	sql.len = 0;
+	rc = rc || lru_buf_printf(&sql, err, "INSERT INTO %s (path, hour, part, n, warn) SELECT "
+			    "path, toInt64(%" PRId64 "), toUInt64(%d), uniqExact(host, boot_id, seq), "
+			    "[%.*s] FROM %s WHERE %s%.*s GROUP BY path",
+			    ch_table(ch, "wss_hourly_n", tbl, sizeof(tbl)), h, ROLL_PART, (int)warn.len,
+			    (const char *)warn.data, raw, where, pairs_only ? (int)st.list.len : 0, w) ||
+	     lru_buf_append(&sql, "", 1, err) ? (rc ? rc : LRU_ENOMEM) : LRU_OK;
+	if (!rc)
+		rc = insert(ch, (const char *)sql.data, NULL, settings, t, err);
 	if (!rc && !pairs_only)
 		rc = run_ddl(ch, err, "INSERT INTO %s.wss_hours_local VALUES (%" PRId64 ", %d, %" PRId64
 			     ")", ch->cfg->ch_database, h, ROLL_PART, lru_now_ms());
-	/* (dirty.data: " AND path IN (SELECT path ...)": the pairs rolled up) */
-	if (!rc && settled_before)
-		rc = run_ddl(ch, err, "INSERT INTO %s.wss_dirty_local (hour, path, kind, at_ms) SELECT "
-			     "toInt64(%" PRId64 "), path, toUInt8(1), toInt64(%" PRId64 ") FROM %s",
-			     ch->cfg->ch_database, h, t0, (const char *)dirty.data + 13);
-	lru_buf_release(&dirty);
+	if (!rc && st.n) {
+		snprintf(tbl, sizeof(tbl), "INSERT INTO %s.wss_dirty_local (hour, path, kind, at_ms) "
+			 "FORMAT TabSeparated", ch->cfg->ch_database);
+		rc = insert(ch, tbl, &st.marks, NULL, (long)ch->cfg->ch_timeout_ms, err);
+	}
+out:
+	lru_buf_release(&st.list);
+	lru_buf_release(&st.marks);
+	lru_buf_release(&warn);
+	lru_buf_release(&sql);
 	return rc;
 }
 

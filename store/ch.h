@@ -145,6 +145,20 @@ const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t si
  */
 int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
 		 int64_t settled_before);
+/*
+ * Those pairs of where, read once on the server the front-end asks, as a
+ * literal set appended to b: "((-1, ''), (HOUR, 'PATH'), ...)" (the first
+ * matches nothing: a set of one would read as a tuple). A query takes the
+ * pairs so, not as ch_dirty_sql's subquery: a subquery is run by each
+ * shard's server apart, at its own moment and by its own replica of the
+ * marks, and a pair's rollup rows and raw samples lie on different shards
+ * (rollups by path, samples by host): a pair one shard read dirty and
+ * another clean counted its late samples twice, or not at all, until every
+ * server saw the same marks (seen as a roll-up wrote its clean marks).
+ * LRU_EIO when no server answered.
+ */
+enum lru_err ch_dirty_pairs(struct ch *ch, const char *where, struct lru_buf *b,
+			    struct lru_error *err);
 enum lru_err ch_rolled_hours(struct ch *ch, int64_t from_ms, struct hours *rolled,
 			     struct hours *marked, struct lru_error *err);
 

@@ -1195,24 +1195,27 @@ static int hour_ranges(struct lru_buf *b, const char *col, int64_t scale, const 
 
 /*
  * "path IN ('a', ...)" for a's paths (pin), and the (hour, path) pairs of
- * them in its window with late raw samples not rolled up (dirty: "(SELECT
- * hour, path ...)", ch_dirty_sql), into the two buffers.
+ * them in its window with late raw samples not rolled up (dirty: a literal
+ * set, read once, ch_dirty_pairs), into the two buffers.
  */
-static int wss_pairs_ch(struct query *q, struct wss_acc *a, struct lru_buf *pin,
-			struct lru_buf *dirty)
+static enum lru_err wss_pairs_ch(struct query *q, struct wss_acc *a, struct lru_buf *pin,
+				 struct lru_buf *dirty, struct lru_error *err)
 {
 	struct lru_buf where;
-	int rc = lru_buf_printf(pin, NULL, "path IN (") ? -1 : 0;
+	enum lru_err rc = lru_buf_printf(pin, err, "path IN (");
 
 	for (size_t i = 0; !rc && i < a->ps->n; i++)
-		if ((i && lru_buf_append(pin, ",", 1, NULL)) ||
-		    ch_quote(pin, a->ps->paths[i], strlen(a->ps->paths[i]), NULL))
-			rc = -1;
+		if ((i && lru_buf_append(pin, ",", 1, err)) ||
+		    ch_quote(pin, a->ps->paths[i], strlen(a->ps->paths[i]), err))
+			rc = LRU_ENOMEM;
 	lru_buf_init(&where);
-	rc = rc || lru_buf_append(pin, ")", 1, NULL) ||
-	     lru_buf_printf(&where, NULL, "hour >= %" PRId64 " AND ", a->from_hour > 0 ? a->from_hour : 0) ||
-	     lru_buf_append(&where, pin->data, pin->len, NULL) || lru_buf_append(&where, "", 1, NULL) ||
-	     ch_dirty_sql(q->ch, dirty, "hour, path", (const char *)where.data, 0) ? -1 : 0;
+	if (!rc && (lru_buf_append(pin, ")", 1, err) ||
+		    lru_buf_printf(&where, err, "hour >= %" PRId64 " AND ",
+				   a->from_hour > 0 ? a->from_hour : 0) ||
+		    lru_buf_append(&where, pin->data, pin->len, err) || lru_buf_append(&where, "", 1, err)))
+		rc = LRU_ENOMEM;
+	if (!rc)
+		rc = ch_dirty_pairs(q->ch, (const char *)where.data, dirty, err);
 	lru_buf_release(&where);
 	return rc;
 }
@@ -1271,19 +1274,16 @@ static int wss_where_ch(struct wss_acc *a, bool raw, const struct hours *rolled,
 enum { WSS_RAW, WSS_HOURLY, WSS_HOURLY_N };
 
 static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *rolled,
-		      const struct hours *marked_only, struct lru_buf *sql)
+		      const struct hours *marked_only, const struct lru_buf *pin,
+		      const struct lru_buf *dirty, struct lru_buf *sql)
 {
 	char raw[160], hourly[160], hourly_n[160];
-	struct lru_buf pin, dirty;
 	int rc;
 
 	ch_table(q->ch, "wss_samples", raw, sizeof(raw));
 	ch_table(q->ch, "wss_hourly", hourly, sizeof(hourly));
 	ch_table(q->ch, "wss_hourly_n", hourly_n, sizeof(hourly_n));
-	lru_buf_init(&pin);
-	lru_buf_init(&dirty);
-	rc = wss_pairs_ch(q, a, &pin, &dirty);
-	rc = rc || lru_buf_printf(sql, NULL, "SELECT toUInt8(%d), path, max(hot), uniqExact(" CH_SAMPLE
+	rc = lru_buf_printf(sql, NULL, "SELECT toUInt8(%d), path, max(hot), uniqExact(" CH_SAMPLE
 			    "), groupUniqArray(hour)", WSS_RAW) ? -1 : 0;
 	for (unsigned b = 0; !rc && b < LRU_FLEET_WARN_BITS; b++)
 		rc = lru_buf_printf(sql, NULL, ", uniqExactIf(" CH_SAMPLE ", bitAnd(warnings, %u) != 0)",
@@ -1291,7 +1291,7 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 	rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, " CH_SAMPLE ", warnings, hour, "
 				  "toUInt64(total - cold[%u]) AS hot, " CH_HOT_BUCKET " FROM %s",
 				  a->k + 1, raw) ||
-	     wss_where_ch(a, true, rolled, NULL, &pin, &dirty, sql) ||
+	     wss_where_ch(a, true, rolled, NULL, pin, dirty, sql) ||
 	     lru_buf_printf(sql, NULL, ") GROUP BY path, bucket") ? -1 : 0;
 	/* the rollups: a row per key (FINAL's answer: see above), then per bucket or path */
 	if (!rc && (rolled->n || marked_only->n)) {
@@ -1301,7 +1301,7 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 			rc = lru_buf_printf(sql, NULL, ", toUInt64(0)") ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, bucket, max(max) AS mx, "
 					  "max(n) AS nn FROM %s", hourly) ||
-		     wss_where_ch(a, false, rolled, marked_only, &pin, &dirty, sql) ||
+		     wss_where_ch(a, false, rolled, marked_only, pin, dirty, sql) ||
 		     lru_buf_printf(sql, NULL, " AND k = %u GROUP BY path, hour, bucket, part) GROUP BY "
 				    "path, bucket UNION ALL SELECT toUInt8(%d), path, toUInt64(0), sum(nn), "
 				    "groupUniqArray(hour)", a->k, WSS_HOURLY_N) ? -1 : 0;
@@ -1309,11 +1309,9 @@ static int wss_sql_ch(struct query *q, struct wss_acc *a, const struct hours *ro
 			rc = lru_buf_printf(sql, NULL, ", sum(w[%u])", b + 1) ? -1 : 0;
 		rc = rc || lru_buf_printf(sql, NULL, " FROM (SELECT path, hour, max(n) AS nn, max(warn) "
 					  "AS w FROM %s", hourly_n) ||
-		     wss_where_ch(a, false, rolled, marked_only, &pin, &dirty, sql) ||
+		     wss_where_ch(a, false, rolled, marked_only, pin, dirty, sql) ||
 		     lru_buf_printf(sql, NULL, " GROUP BY path, hour, part) GROUP BY path") ? -1 : 0;
 	}
-	lru_buf_release(&pin);
-	lru_buf_release(&dirty);
 	return rc || lru_buf_append(sql, "", 1, NULL) ? -1 : 0;
 }
 
@@ -1364,12 +1362,14 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 {
 	struct hours rolled = { 0 }, marked = { 0 };
 	size_t only = 0;
-	struct lru_buf sql;
+	struct lru_buf sql, pin, dirty;
 	struct lru_error err;
 	struct iter it;
 	int rc = -1;
 
 	lru_buf_init(&sql);
+	lru_buf_init(&pin);
+	lru_buf_init(&dirty);
 	if (ch_rolled_hours(q->ch, a->from_hour > 0 ? a->from_hour * HOUR_MS : 0, &rolled, &marked,
 			    &err)) {
 		bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg);
@@ -1383,7 +1383,11 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 			marked.v[only++] = marked.v[i];
 	}
 	marked.n = only;
-	if (wss_sql_ch(q, a, &rolled, &marked, &sql)) {
+	if (wss_pairs_ch(q, a, &pin, &dirty, &err)) {
+		bad(q, err.code == LRU_EIO ? 503 : 500, "%s", err.msg);
+		goto out;
+	}
+	if (wss_sql_ch(q, a, &rolled, &marked, &pin, &dirty, &sql)) {
 		bad(q, 500, "out of memory");
 		goto out;
 	}
@@ -1414,6 +1418,8 @@ static int wss_ch(struct query *q, struct wss_acc *a)
 	iter_release(&it);
 out:
 	lru_buf_release(&sql);
+	lru_buf_release(&pin);
+	lru_buf_release(&dirty);
 	hours_release(&rolled);
 	hours_release(&marked);
 	return rc ? -1 : 0;
