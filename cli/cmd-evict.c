@@ -27,9 +27,10 @@ static const char usage[] =
 	"generations <= SEQ), and what the kernel did with them, from the generation\n"
 	"sizes before and after:\n"
 	"  freed   no longer resident\n"
-	"  moved   now in a younger generation: the kernel found them referenced and\n"
-	"          kept them (huge pages often are, on Linux 7.x); only aging and a\n"
-	"          later eviction can take them\n"
+	"  moved   now in a younger generation: the kernel kept them, found\n"
+	"          referenced (huge pages often are, on Linux 7.x) or still being\n"
+	"          written back (to swap, under emulation); only aging and a later\n"
+	"          eviction can take them\n"
 	"  left    still in generations <= SEQ, neither freed nor moved\n"
 	"Where pages were left and less than asked was freed, lrugen plans once more\n"
 	"on a fresh read and writes a second pass (\"second pass: ...\") for at most\n"
@@ -197,7 +198,8 @@ static void outcome_text(const struct lru_evict_outcome *o, uint64_t page, uint6
 
 	printf("%*s%s\n", pad, "", freed_text(o, page, b, sizeof(b)));
 	if (o->moved)
-		printf("%*s%s moved into a young generation (the kernel found them referenced)\n",
+		printf("%*s%s moved into a young generation (the kernel found them referenced, or "
+		       "still being written back)\n",
 		       pad, "", lru_fmt_bytes(o->moved * page, b, sizeof(b)));
 	if (o->left_total)
 		printf("%*s%s left in generations <= %" PRIu64 "\n", pad, "",
@@ -319,7 +321,7 @@ static int check_freed(const struct target *targets, size_t n, uint64_t page)
 {
 	uint64_t asked = 0, moved = 0, left = 0;
 	int64_t freed = 0;
-	char b1[32], b2[32], b3[32], b4[32], why[160] = "";
+	char b1[32], b2[32], b3[32], b4[32], why[256] = "";
 
 	for (size_t i = 0; i < n; i++) {
 		struct lru_evict_outcome sum;
@@ -336,7 +338,7 @@ static int check_freed(const struct target *targets, size_t n, uint64_t page)
 		return CLI_OK;
 	if (moved)
 		snprintf(why, sizeof(why), "; %s moved into a young generation (the kernel found "
-			 "them referenced: age, then evict again)",
+			 "them referenced, or still being written back: age, then evict again)",
 			 lru_fmt_bytes(moved * page, b3, sizeof(b3)));
 	if (left)
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
