@@ -228,6 +228,26 @@ static enum lru_err wait_everywhere(struct ch *ch, const char *sql, int64_t min,
 /* ClickHouse's max_query_size by default: a longer SELECT is refused unless it is raised */
 #define CH_QUERY_SIZE_DEFAULT (256u << 10)
 
+/*
+ * For a statement of len bytes past CH_QUERY_SIZE_DEFAULT (a long list of
+ * memcg paths), max_query_size and max_ast_elements (50,000 by default, an
+ * element a path) it fits in, appended at set[n] (4 entries and the NULL;
+ * size and ast hold the values): the new count.
+ */
+static size_t size_settings(const char **set, size_t n, size_t len, char size[24], char ast[24])
+{
+	if (len >= CH_QUERY_SIZE_DEFAULT) {
+		snprintf(size, 24, "%zu", len + 1024);
+		snprintf(ast, 24, "%zu", 50000 + len / 8);
+		set[n++] = "max_query_size";
+		set[n++] = size;
+		set[n++] = "max_ast_elements";
+		set[n++] = ast;
+	}
+	set[n] = NULL;
+	return n;
+}
+
 enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out, struct lru_error *err)
 {
 	/*
@@ -237,21 +257,14 @@ enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out, stru
 	 * gets a max_query_size it fits in.
 	 */
 	const char *settings[7] = { NULL };
-	size_t n = 0, len = strlen(sql);
+	size_t n = 0;
 	char size[24], ast[24];
 
 	if (ch->on_cluster[0]) {
 		settings[n++] = "distributed_product_mode";
 		settings[n++] = "local";
 	}
-	if (len >= CH_QUERY_SIZE_DEFAULT) {	/* and its AST (50,000 elements), an element a path */
-		snprintf(size, sizeof(size), "%zu", len + 1024);
-		snprintf(ast, sizeof(ast), "%zu", 50000 + len / 8);
-		settings[n++] = "max_query_size";
-		settings[n++] = size;
-		settings[n++] = "max_ast_elements";
-		settings[n++] = ast;
-	}
+	n = size_settings(settings, n, strlen(sql), size, ast);
 	return ch_post(ch, sql, NULL, 0, n ? settings : NULL, out, err);
 }
 
@@ -502,7 +515,7 @@ static const struct ch_table_def tables_v5[] = {
  * maintenance rolls the pair up again (rows of the same keys, their counts
  * as large or larger) and marks it clean (kind 1, at the time the roll-up
  * began). A pair is dirty until a clean mark is more than dirty_settle_ms()
- * newer than its newest dirty mark (ch_dirty_sql). Only samples of days
+ * newer than its newest dirty mark (dirty_sql). Only samples of days
  * past raw-retention still go to the rollups directly (put_late).
  */
 static const struct ch_table_def tables_v6[] = {
@@ -1494,8 +1507,17 @@ static enum lru_err rolled_mask(struct ch *ch, int64_t from, int64_t to, uint64_
 	return rc;
 }
 
-int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
-		 int64_t settled_before)
+/*
+ * The (hour, path) pairs with late raw samples not rolled up yet (see
+ * tables_v6), as a subquery of this server's marks appended to b:
+ * "(SELECT COLS FROM DB.wss_dirty_local WHERE WHERE GROUP BY hour, path
+ * HAVING <dirty>)"; with settled_before (ms), only those whose newest dirty
+ * mark is older. Run on one server only (dirty_rows, dirty_hours, each
+ * server in roll_day_dirty), never inside a Distributed read (see
+ * ch_dirty_pairs). -1 out of memory.
+ */
+static int dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
+			int64_t settled_before)
 {
 	if (lru_buf_printf(b, NULL, "(SELECT %s FROM %s.wss_dirty_local WHERE %s GROUP BY hour, path "
 			   "HAVING maxIf(at_ms, kind = 0) + %" PRId64 " >= maxIf(at_ms, kind = 1)", cols,
@@ -1508,7 +1530,7 @@ int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const
 }
 
 /*
- * The rows of ch_dirty_sql(where) ("hour, path"), read once on the server
+ * The rows of dirty_sql(where) ("hour, path"), read once on the server
  * the front-end asks, each through add(arg, hour, path, its length).
  */
 static enum lru_err dirty_rows(struct ch *ch, const char *where, int64_t settled_before,
@@ -1523,7 +1545,7 @@ static enum lru_err dirty_rows(struct ch *ch, const char *where, int64_t settled
 	lru_buf_init(&sql);
 	lru_buf_init(&out);
 	if (lru_buf_append(&sql, "SELECT hour, path FROM ", 23, err) ||
-	    ch_dirty_sql(ch, &sql, "hour, path", where, settled_before) || lru_buf_append(&sql, "", 1, err))
+	    dirty_sql(ch, &sql, "hour, path", where, settled_before) || lru_buf_append(&sql, "", 1, err))
 		rc = lru_fail(err, LRU_ENOMEM, "out of memory");
 	if (!rc)
 		rc = ch_select(ch, (const char *)sql.data, &out, err);
@@ -1582,7 +1604,7 @@ static enum lru_err add_settled(void *arg, int64_t hour, const char *path, size_
  * an hour without raw samples gets its mark all the same.
  *
  * With settled_before, the dirty pairs of the hour whose newest dirty mark
- * is older than it (see ch_dirty_sql), read once before the roll-up, get
+ * is older than it (see dirty_sql), read once before the roll-up, get
  * clean marks at the time the roll-up began: their samples are in it. With
  * pairs_only, only their paths' samples are rolled up (again: as large or
  * larger than before, raw samples only come until the day is dropped), and
@@ -1593,8 +1615,9 @@ static enum lru_err add_settled(void *arg, int64_t hour, const char *path, size_
 static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t settled_before,
 			      struct lru_error *err)
 {
-	/* and max_query_size, max_ast_elements for a long list of paths */
-	const char *set[ROLL_SETTINGS + 4], *const *settings = roll_settings(ch, set);
+	/* and max_query_size, max_ast_elements for a long list of paths (size_settings) */
+	const char *set[ROLL_SETTINGS + 4];
+	size_t nset = 0;
 	/*
 	 * a roll-up of a large hour takes minutes: it waits up to
 	 * dirty_settle_ms() (its settling margin), not cut short at
@@ -1609,6 +1632,8 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t
 	struct lru_buf warn, sql;
 	enum lru_err rc = LRU_OK;
 
+	for (roll_settings(ch, set); set[nset]; nset++)
+		;
 	ch_table(ch, "wss_samples", raw, sizeof(raw));
 	raw_hours(where, sizeof(where), h, h + 1);
 	lru_buf_init(&st.list);
@@ -1636,22 +1661,9 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t
 		 "arrayEnumerate(cold) AS i WHERE %s%.*s) GROUP BY path, k, bucket",
 		 ch_table(ch, "wss_hourly", tbl, sizeof(tbl)), h, ROLL_PART, raw, where,
 		 pairs_only ? (int)st.list.len : 0, w) || lru_buf_append(&sql, "", 1, err) ? LRU_ENOMEM : LRU_OK;
-	if (!rc && sql.len > CH_QUERY_SIZE_DEFAULT / 2) {	/* the list of paths twice, at most */
-		size_t n = 0;
-
-		while (settings[n])
-			n++;
-		snprintf(size, sizeof(size), "%zu", sql.len + warn.len + 1024);
-		snprintf(ast, sizeof(ast), "%zu", 50000 + sql.len / 8);
-		set[n++] = "max_query_size";
-		set[n++] = size;
-		set[n++] = "max_ast_elements";
-		set[n++] = ast;
-		set[n] = NULL;
-		settings = set;
-	}
+	size_settings(set, nset, sql.len, size, ast);
 	if (!rc)
-		rc = insert(ch, (const char *)sql.data, NULL, settings, t, err);
+		rc = insert(ch, (const char *)sql.data, NULL, set, t, err);
 	sql.len = 0;
 	rc = rc || lru_buf_printf(&sql, err, "INSERT INTO %s (path, hour, part, n, warn) SELECT "
 			    "path, toInt64(%" PRId64 "), toUInt64(%d), uniqExact(host, boot_id, seq), "
@@ -1659,8 +1671,9 @@ static enum lru_err roll_hour(struct ch *ch, int64_t h, bool pairs_only, int64_t
 			    ch_table(ch, "wss_hourly_n", tbl, sizeof(tbl)), h, ROLL_PART, (int)warn.len,
 			    (const char *)warn.data, raw, where, pairs_only ? (int)st.list.len : 0, w) ||
 	     lru_buf_append(&sql, "", 1, err) ? (rc ? rc : LRU_ENOMEM) : LRU_OK;
+	size_settings(set, nset, sql.len, size, ast);
 	if (!rc)
-		rc = insert(ch, (const char *)sql.data, NULL, settings, t, err);
+		rc = insert(ch, (const char *)sql.data, NULL, set, t, err);
 	if (!rc && !pairs_only)
 		rc = run_ddl(ch, err, "INSERT INTO %s.wss_hours_local VALUES (%" PRId64 ", %d, %" PRId64
 			     ")", ch->cfg->ch_database, h, ROLL_PART, lru_now_ms());
@@ -1696,7 +1709,7 @@ static enum lru_err dirty_hours(struct ch *ch, int64_t from, int64_t to, int64_t
 	lru_buf_init(&out);
 	hs->n = 0;
 	rc = lru_buf_printf(&sql, err, "SELECT DISTINCT hour FROM ") ||
-	     ch_dirty_sql(ch, &sql, "hour, path", where, settled_before) ||
+	     dirty_sql(ch, &sql, "hour, path", where, settled_before) ||
 	     lru_buf_printf(&sql, err, " ORDER BY hour LIMIT %d", MAX_DIRTY_HOURS) ? LRU_ENOMEM : LRU_OK;
 	if (!rc)
 		rc = ch_select(ch, (const char *)sql.data, &out, err);
@@ -1900,7 +1913,7 @@ static enum lru_err roll_day_dirty(struct ch *ch, const char *day, int64_t first
 	snprintf(where, sizeof(where), "hour >= %" PRId64 " AND hour < %" PRId64, first, first + 24);
 	lru_buf_init(&sql);
 	rc = lru_buf_printf(&sql, err, "SELECT count() = 0 FROM ") ||
-	     ch_dirty_sql(ch, &sql, "hour, path", where, 0) ||
+	     dirty_sql(ch, &sql, "hour, path", where, 0) ||
 	     lru_buf_append(&sql, "", 1, err) ? LRU_ENOMEM : LRU_OK;
 	if (!rc && scalar_at(ch, atomic_load(&ch->next_url), (const char *)sql.data, err) == 0)
 		rc = lru_fail(err, LRU_EBUSY, "late samples of day %s arrived less than %" PRId64

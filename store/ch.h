@@ -41,7 +41,7 @@
  * raw rows of days past raw-retention (whole daily partitions) and the
  * rollups past rollup-retention. Samples of hours rolled up already, or
  * about to be (late: a collector's spool replayed), are raw samples whose
- * (hour, path) pairs are marked dirty first (ch_dirty_sql); the maintenance
+ * (hour, path) pairs are marked dirty first (ch_dirty_pairs); the maintenance
  * rolls those pairs up again. Samples of days past raw-retention go to the
  * rollups directly (put_late). Each round it first
  * reads the schema version: a database migrated past this binary's
@@ -136,20 +136,15 @@ const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t si
 #define CH_ROLL_PART 1
 
 /*
- * The (hour, path) pairs with late raw samples not rolled up yet (schema
- * version 6, see tables_v6 in ch.c), as a subquery appended to b:
- * "(SELECT COLS FROM DB.wss_dirty_local WHERE WHERE GROUP BY hour, path
- * HAVING <dirty>)"; with settled_before (ms), only those whose newest dirty
- * mark is older. A query reads a dirty pair's raw samples in wss_samples
- * and not its CH_ROLL_PART rollup rows. -1 out of memory.
- */
-int ch_dirty_sql(const struct ch *ch, struct lru_buf *b, const char *cols, const char *where,
-		 int64_t settled_before);
-/*
- * Those pairs of where, read once on the server the front-end asks, as a
+ * The (hour, path) pairs of where (SQL over hour and path) with late raw
+ * samples not rolled up yet (schema version 6, see tables_v6 in ch.c): a
+ * pair is dirty until a clean mark is more than a third of
+ * clickhouse-rollup-after newer than its newest dirty mark. A query reads a
+ * dirty pair's raw samples in wss_samples and not its CH_ROLL_PART rollup
+ * rows. The pairs are read once on the server the front-end asks, as a
  * literal set appended to b: "((-1, ''), (HOUR, 'PATH'), ...)" (the first
  * matches nothing: a set of one would read as a tuple). A query takes the
- * pairs so, not as ch_dirty_sql's subquery: a subquery is run by each
+ * pairs so, not as a subquery of the marks: a subquery is run by each
  * shard's server apart, at its own moment and by its own replica of the
  * marks, and a pair's rollup rows and raw samples lie on different shards
  * (rollups by path, samples by host): a pair one shard read dirty and

@@ -47,6 +47,11 @@ check_grep "a bad setting names it, the value and the range" "--threads 0: out o
 	"$("$STORE_BIN" --db "$tmp/x.db" --threads 0 2>&1)"
 check_grep "commit-delay is bounded" "--commit-delay 20s: out of range \(0 to 10s\)" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --commit-delay 20s 2>&1)"
+out=$("$STORE_BIN" --db "$tmp/x.db" --clickhouse-rollup-spill lots 2>&1)
+check "a roll-up spill that is not a size: a usage error" 2 $?
+check_grep "... naming the setting and the value" "--clickhouse-rollup-spill lots: size 'lots' does not start with a number" "$out"
+check_grep "a negative roll-up memory cap: refused, named" "--clickhouse-rollup-memory -1: size '-1'" \
+	"$("$STORE_BIN" --db "$tmp/x.db" --clickhouse-rollup-memory -1 2>&1)"
 check_grep "a roll-up spill not under its memory cap: refused, both named" \
 	"clickhouse-rollup-spill \(1\.0 GiB\) must be under clickhouse-rollup-memory \(1\.0 GiB" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --clickhouse-rollup-spill 1G --clickhouse-rollup-memory 1G 2>&1)"
