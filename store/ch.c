@@ -376,6 +376,8 @@ struct ch_table_def {
 	bool everywhere;	/* not sharded: one replicated table on every server */
 	const char *view;	/* the view's name, for a table filled from two; NULL: NAME_mv */
 	const char *fill;	/* a table of an older version: --migrate fills this one from it */
+	const char *fill_select;	/* NULL: fill with select; else the SELECT's text after */
+					/* "SELECT ", fill's name where it says {} */
 };
 
 #define COLD_COL "cold Array(UInt64)"
@@ -387,7 +389,7 @@ static const struct ch_table_def tables_v1[] = {
 	{ "memcg_samples",
 	  "path String, host String, boot_id String, seq UInt64, taken_ms UInt64, total UInt64, "
 	  COLD_COL ", warnings UInt32", "(path, host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL, NULL, false, NULL, NULL },
+	  NULL, NULL, NULL, NULL, false, NULL, NULL, NULL },
 	{ "snapshots",
 	  "host String, boot_id String, seq UInt64, taken_ms UInt64, read_start_ms Int64, "
 	  "read_end_ms Int64, ingest_ms Int64, kernel String, host_warnings UInt32, "
@@ -396,7 +398,7 @@ static const struct ch_table_def tables_v1[] = {
 	  "node Array(Int32), node_mem_total Array(UInt64), node_mem_free Array(UInt64), "
 	  "node_total Array(UInt64), node_cold Array(Array(UInt64)), node_warnings Array(UInt32), "
 	  "paths String, data String", "(host, boot_id, seq)", NULL, PARTITION_BY_DAY,
-	  NULL, NULL, NULL, NULL, false, NULL, NULL },
+	  NULL, NULL, NULL, NULL, false, NULL, NULL, NULL },
 	{ "hosts_latest",
 	  "host String, taken_ms UInt64, ingest_ms Int64, boot_id String, seq UInt64, "
 	  "kernel String, page_size UInt32, nr_nodes UInt32, nr_memcgs UInt32, "
@@ -404,11 +406,11 @@ static const struct ch_table_def tables_v1[] = {
 	  "host_warnings UInt32, warnings UInt32", "host", "taken_ms", NULL, "snapshots",
 	  "host, taken_ms, ingest_ms, boot_id, seq, kernel, page_size, nr_nodes, nr_memcgs, "
 	  "nr_lruvecs, mem_total, mem_free, total, cold, host_warnings, warnings",
-	  NULL, NULL, false, NULL, NULL },
+	  NULL, NULL, false, NULL, NULL, NULL },
 	/* the smallest ingest time wins: the version is its complement */
 	{ "hosts_first", "host String, first_seen_ms Int64, ver UInt64", "host", "ver", NULL,
 	  "snapshots", "host, ingest_ms AS first_seen_ms, "
-	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL, false, NULL, NULL },
+	  "toUInt64(9223372036854775807 - ingest_ms) AS ver", NULL, NULL, false, NULL, NULL, NULL },
 	/* named as in snapshots: an ARRAY JOIN keeps the arrays' names */
 	{ "nodes_latest",
 	  "host String, node Int32, taken_ms UInt64, node_mem_total UInt64, node_mem_free UInt64, "
@@ -416,11 +418,11 @@ static const struct ch_table_def tables_v1[] = {
 	  "taken_ms", NULL, "snapshots",
 	  "host, node, taken_ms, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
 	  "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings",
-	  NULL, false, NULL, NULL },
+	  NULL, false, NULL, NULL, NULL },
 	{ "memcgs_latest",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
 	  "(host, path)", "taken_ms", NULL, "memcg_samples",
-	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL, NULL },
+	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL, NULL, NULL },
 };
 
 /*
@@ -435,14 +437,14 @@ static const struct ch_table_def tables_v2[] = {
 	/* per path, hour and threshold k: the lru_hist buckets of the hot bytes */
 	{ "wss_hourly", "path String, hour Int64, part UInt64, k UInt8, bucket UInt32, "
 	  "n UInt64, max UInt64", "(path, hour, k, bucket, part)", NULL, PARTITION_BY_HOUR_DAY,
-	  NULL, NULL, NULL, "sipHash64(path)", false, NULL, NULL },
+	  NULL, NULL, NULL, "sipHash64(path)", false, NULL, NULL, NULL },
 	/* per path and hour: samples, and how many of them had each warning bit */
 	{ "wss_hourly_n", "path String, hour Int64, part UInt64, n UInt64, warn Array(UInt64)",
 	  "(path, hour, part)", NULL, PARTITION_BY_HOUR_DAY, NULL, NULL, NULL,
-	  "sipHash64(path)", false, NULL, NULL },
+	  "sipHash64(path)", false, NULL, NULL, NULL },
 	/* the days that have rollups: part 0 written directly (put_late), else rolled up (roll_day) */
 	{ "wss_days", "day UInt32, part UInt64, rolled_ms Int64", "(day, part)", NULL, NULL,
-	  NULL, NULL, NULL, NULL, true, NULL, NULL },
+	  NULL, NULL, NULL, NULL, true, NULL, NULL, NULL },
 };
 
 /*
@@ -460,11 +462,11 @@ static const struct ch_table_def tables_v3[] = {
 	{ "memcgs_by_path",
 	  "host String, path String, taken_ms UInt64, total UInt64, " COLD_COL ", warnings UInt32",
 	  "(path, host)", "taken_ms", NULL, "memcg_samples",
-	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL, "memcgs_latest" },
+	  "host, path, taken_ms, total, cold, warnings", NULL, NULL, false, NULL, "memcgs_latest", NULL },
 	{ "paths", "path String", "path", NULL, NULL, "memcg_samples", "DISTINCT path", NULL,
-	  "sipHash64(path)", false, NULL, "memcgs_latest" },
+	  "sipHash64(path)", false, NULL, "memcgs_latest", NULL },
 	{ "paths", "path String", "path", NULL, NULL, "wss_hourly_n", "DISTINCT path", NULL,
-	  "sipHash64(path)", false, "paths_rollups_mv", "wss_hourly_n" },
+	  "sipHash64(path)", false, "paths_rollups_mv", "wss_hourly_n", NULL },
 };
 
 /*
@@ -478,7 +480,7 @@ static const struct ch_table_def tables_v3[] = {
  */
 static const struct ch_table_def tables_v4[] = {
 	{ "wss_hours", "hour Int64, part UInt64, rolled_ms Int64", "(hour, part)", NULL, NULL,
-	  NULL, NULL, NULL, NULL, true, NULL, NULL },
+	  NULL, NULL, NULL, NULL, true, NULL, NULL, NULL },
 };
 
 /*
@@ -497,13 +499,13 @@ static const struct ch_table_def tables_v5[] = {
 	  "hour Int64, path String, host String, boot_id String, seq UInt64, taken_ms UInt64, "
 	  "total UInt64, " COLD_COL ", warnings UInt32", "(hour, path, host, boot_id, seq)", NULL,
 	  PARTITION_BY_DAY, NULL, CH_HOUR_OF_TAKEN ", path, host, boot_id, seq, taken_ms, total, "
-	  "cold, warnings", NULL, NULL, false, NULL, "memcg_samples" },
+	  "cold, warnings", NULL, NULL, false, NULL, "memcg_samples", NULL },
 	{ "memcgs_latest", NULL, NULL, NULL, NULL, "wss_samples", MEMCG_COLS, NULL, NULL, false,
-	  "memcgs_latest_s_mv", NULL },
+	  "memcgs_latest_s_mv", NULL, NULL },
 	{ "memcgs_by_path", NULL, NULL, NULL, NULL, "wss_samples", MEMCG_COLS, NULL, NULL, false,
-	  "memcgs_by_path_s_mv", NULL },
+	  "memcgs_by_path_s_mv", NULL, NULL },
 	{ "paths", NULL, NULL, NULL, NULL, "wss_samples", "DISTINCT path", NULL, NULL, false,
-	  "paths_s_mv", NULL },
+	  "paths_s_mv", NULL, NULL },
 };
 
 /*
@@ -520,7 +522,29 @@ static const struct ch_table_def tables_v5[] = {
  */
 static const struct ch_table_def tables_v6[] = {
 	{ "wss_dirty", "hour Int64, path String, kind UInt8, at_ms Int64", "(hour, path, kind)",
-	  "at_ms", NULL, NULL, NULL, NULL, NULL, true, NULL, NULL },
+	  "at_ms", NULL, NULL, NULL, NULL, NULL, true, NULL, NULL, NULL },
+};
+
+/*
+ * Version 7: host_nodes, the nodes of each host's latest snapshot as arrays
+ * (a row per host, keyed and versioned as hosts_latest), which rank
+ * --per-node and cold --by node read with an ARRAY JOIN. nodes_latest (a row
+ * per host and node) keeps a node the host no longer reports, so its reads
+ * had to match its rows with hosts_latest's (host, taken_ms): a set of every
+ * host built on each shard, two thirds of those queries' time at 100,000
+ * hosts. --migrate fills it from nodes_latest: per host, the nodes of its
+ * newest taken_ms there (a node row's copies once: groupUniqArray).
+ */
+static const struct ch_table_def tables_v7[] = {
+	{ "host_nodes",
+	  "host String, taken_ms UInt64, node Array(Int32), node_mem_total Array(UInt64), "
+	  "node_mem_free Array(UInt64), node_total Array(UInt64), node_cold Array(Array(UInt64)), "
+	  "node_warnings Array(UInt32)", "host", "taken_ms", NULL, "snapshots",
+	  "host, taken_ms, " CH_HOST_NODES_COLS, NULL, NULL, false, NULL, "nodes_latest",
+	  "host, t, arrayMap(x -> x.2, r), arrayMap(x -> x.3, r), arrayMap(x -> x.4, r), "
+	  "arrayMap(x -> x.5, r), arrayMap(x -> x.6, r), arrayMap(x -> x.7, r) FROM (SELECT host, "
+	  "max(taken_ms) AS t, arraySort(x -> x.2, arrayFilter(x -> x.1 = t, groupUniqArray(("
+	  "taken_ms, " CH_HOST_NODES_COLS ")))) AS r FROM {} FINAL GROUP BY host)" },
 };
 
 static const struct {
@@ -533,6 +557,7 @@ static const struct {
 	{ tables_v4, sizeof(tables_v4) / sizeof(tables_v4[0]) },
 	{ tables_v5, sizeof(tables_v5) / sizeof(tables_v5[0]) },
 	{ tables_v6, sizeof(tables_v6) / sizeof(tables_v6[0]) },
+	{ tables_v7, sizeof(tables_v7) / sizeof(tables_v7[0]) },
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -587,12 +612,17 @@ static enum lru_err fill_table(struct ch *ch, const struct ch_table_def *t, stru
 {
 	static const char *const sync[] = { "insert_distributed_sync", "1", NULL };
 	char to[160], from[160], sql[SQL_MAX];
+	const char *at = t->fill_select ? strstr(t->fill_select, "{}") : NULL;
 	int64_t t0 = lru_now_ms();
 	enum lru_err rc;
 
-	snprintf(sql, sizeof(sql), "INSERT INTO %s SELECT %s FROM %s",
-		 ch_table(ch, t->name, to, sizeof(to)), t->select,
-		 ch_table(ch, t->fill, from, sizeof(from)));
+	ch_table(ch, t->name, to, sizeof(to));
+	ch_table(ch, t->fill, from, sizeof(from));
+	if (at)
+		snprintf(sql, sizeof(sql), "INSERT INTO %s SELECT %.*s%s%s", to,
+			 (int)(at - t->fill_select), t->fill_select, from, at + 2);
+	else
+		snprintf(sql, sizeof(sql), "INSERT INTO %s SELECT %s FROM %s", to, t->select, from);
 	log_info("clickhouse: filling %s from %s", to, from);
 	rc = post_ddl(ch, sql, ch->on_cluster[0] ? sync : NULL, NULL, err);	/* --migrate: rare, long */
 	if (!rc)

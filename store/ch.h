@@ -105,6 +105,12 @@ enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out,
 /* The table to read: "DB.hosts_latest" with a cluster (Distributed), else "DB.hosts_latest_local". */
 const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size);
 
+/*
+ * host_nodes' arrays (schema version 7: a row per host, the nodes of its
+ * latest snapshot): "FROM DB.host_nodes FINAL ARRAY JOIN " CH_HOST_NODES_COLS
+ * reads a row per host and node, its columns named node_* but node.
+ */
+#define CH_HOST_NODES_COLS "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings"
 /* the hour (since the epoch) of taken_ms, as Int64 like the rollups' (wss_samples' hour) */
 #define CH_HOUR_OF_TAKEN "toInt64(intDiv(taken_ms, 3600000))"
 /*

@@ -503,6 +503,8 @@ struct cold_rows {
 	size_t n, alloc;
 	uint64_t total, cold;
 	uint32_t hw, lw;	/* of every row */
+	bool summed;		/* v holds the first rows only; total .. lw and all are the store's */
+	uint64_t all;		/* (summed) how many rows there are */
 };
 
 static struct cold_row *cold_push(struct cold_rows *rs, const char *host, const char *memcg,
@@ -628,24 +630,75 @@ static int ch_path_prefix(struct lru_buf *sql, const char *glob)
 	return rc;
 }
 
-/* The latest rows of hosts (mode 0), nodes (1) or memcgs (2) from ClickHouse. */
-static int cold_ch(struct query *q, int mode, unsigned k, const char *glob, struct cold_rows *rs)
+/* a saturated sum of a UInt64 column, as lru_sat_add_u64 adds */
+#define CH_SAT_SUM(c) "toUInt64(least(sum(toDecimal128(" c ", 0)), 18446744073709551615))"
+
+/*
+ * The totals of cold by host or node (sat_sum of total and cold, bitwise OR
+ * of the warnings) and how many rows there are, summed by the store: cold
+ * then reads only the first rows (rs->summed).
+ */
+static int cold_ch_totals(struct query *q, const char *from, const char *c, unsigned k,
+			  struct cold_rows *rs)
 {
-	char t[160], h[160];
+	char sql[1024];
+	struct iter it;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT count(), " CH_SAT_SUM("%stotal") ", "
+		 CH_SAT_SUM("%scold[%u]") ", groupBitOr(%swarnings), %s FROM %s", c, c, k + 1, c,
+		 *c ? "0" : "groupBitOr(host_warnings)", from);
+	if (!iter_ch(q, &it, sql))
+		return -1;
+	if ((rc = iter_next(&it)) == 1) {
+		rs->all = row_u64(&it.r, 0);
+		rs->total = row_u64(&it.r, 1);
+		rs->cold = row_u64(&it.r, 2);
+		rs->lw = (uint32_t)row_i64(&it.r, 3);
+		rs->hw = (uint32_t)row_i64(&it.r, 4);
+		rs->summed = true;
+		rc = 0;
+	} else if (rc == 0) {	/* an aggregate without GROUP BY always has its row */
+		bad(q, 502, "ClickHouse answered no totals");
+		rc = -1;
+	}
+	iter_release(&it);
+	return rc;
+}
+
+/*
+ * The latest rows of hosts (mode 0), nodes (1) or memcgs (2) from ClickHouse.
+ * By host or node, the store sorts them and sums them up (cold_ch_totals), and
+ * only the first limit rows (0: all) come back, in the order of cmp_cold.
+ */
+static int cold_ch(struct query *q, int mode, unsigned k, uint64_t limit, const char *glob,
+		   struct cold_rows *rs)
+{
+	char t[160], h[160], from[256], lim[48] = "";
+	const char *c = mode == 1 ? "node_" : "";
 	struct lru_buf sql;
 	struct iter it;
 	int rc;
 
 	lru_buf_init(&sql);
 	ch_table(q->ch, "hosts_latest", h, sizeof(h));
+	if (limit)
+		snprintf(lim, sizeof(lim), " LIMIT %" PRIu64, limit);
+	if (mode == 0)
+		snprintf(from, sizeof(from), "%s FINAL", h);
+	else if (mode == 1)
+		snprintf(from, sizeof(from), "%s FINAL ARRAY JOIN " CH_HOST_NODES_COLS,
+			 ch_table(q->ch, "host_nodes", t, sizeof(t)));
+	if (mode != 2 && cold_ch_totals(q, from, c, k, rs))
+		return -1;
 	if (mode == 0)
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, taken_ms, total, " CH_COLD("") ", warnings, "
-				    "host_warnings FROM %s FINAL", h) ? -1 : 0;
+				    "host_warnings FROM %s ORDER BY cold[%u] DESC, host%s", from,
+				    k + 1, lim) ? -1 : 0;
 	else if (mode == 1)
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, node, taken_ms, node_total, "
-				    CH_COLD("node_") ", node_warnings FROM %s FINAL WHERE (host, "
-				    "taken_ms) IN (SELECT host, taken_ms FROM %s FINAL)",
-				    ch_table(q->ch, "nodes_latest", t, sizeof(t)), h) ? -1 : 0;
+				    CH_COLD("node_") ", node_warnings FROM %s ORDER BY node_cold[%u] "
+				    "DESC, host, node%s", from, k + 1, lim) ? -1 : 0;
 	else	/* the glob's literal prefix: a range of memcgs_by_path's key (FINAL holds) */
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, path, taken_ms, total, " CH_COLD("")
 				    ", warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
@@ -693,7 +746,7 @@ json_t *query_cold(struct query *q)
 	map_init(&ps.index);
 
 	if (q->ch) {
-		rc = cold_ch(q, mode, k, glob, &rs);
+		rc = cold_ch(q, mode, k, limit, glob, &rs);
 	} else if (mode == 0) {
 		st = db_stmt(q->r, S_COLD_HOSTS, "SELECT name, taken_ms, total, " COLD_SELECT
 			     ", warnings, host_warnings FROM hosts WHERE snap_id IS NOT NULL");
@@ -746,10 +799,12 @@ json_t *query_cold(struct query *q)
 		struct cold_row *r = &rs.v[i];
 		json_t *o;
 
-		rs.total = lru_sat_add_u64(rs.total, r->total);
-		rs.cold = lru_sat_add_u64(rs.cold, r->cold);
-		rs.hw |= r->hw;
-		rs.lw |= r->lw;
+		if (!rs.summed) {
+			rs.total = lru_sat_add_u64(rs.total, r->total);
+			rs.cold = lru_sat_add_u64(rs.cold, r->cold);
+			rs.hw |= r->hw;
+			rs.lw |= r->lw;
+		}
 		if (limit && i >= limit)
 			continue;
 		o = json_object();
@@ -765,8 +820,10 @@ json_t *query_cold(struct query *q)
 		put_warnings(o, r->hw, r->lw);
 		json_array_append_new(rows, o);
 	}
-	set_u64(doc, "rows_total", rs.n);
-	json_object_set_new(doc, "truncated", json_boolean(limit && rs.n > limit));
+	if (!rs.summed)
+		rs.all = rs.n;
+	set_u64(doc, "rows_total", rs.all);
+	json_object_set_new(doc, "truncated", json_boolean(limit && rs.all > limit));
 	tot = json_object();
 	set_u64(tot, "hot_bytes", lru_sat_sub_u64(rs.total, rs.cold));
 	set_u64(tot, "cold_bytes", rs.cold);
@@ -832,21 +889,27 @@ static int rank_sqlite(struct query *q, bool per_node, unsigned k, uint64_t need
 	return 0;
 }
 
+/*
+ * Per node: host_nodes' arrays joined, a row per node of each host's latest
+ * snapshot (their columns are node_*).
+ */
 static int rank_ch(struct query *q, bool per_node, unsigned k, uint64_t need, int64_t fresh,
 		   uint64_t limit, int64_t *count, struct iter *it)
 {
-	char sql[1024], h[160], n[160], where[512], lim[48] = "";
-	const char *c = per_node ? "node_" : "";	/* nodes_latest's columns: node_* */
+	char sql[1024], from[256], where[512], lim[48] = "";
+	const char *c = per_node ? "node_" : "";
 	struct iter cnt;
+	size_t n;
 
-	ch_table(q->ch, "hosts_latest", h, sizeof(h));
-	ch_table(q->ch, "nodes_latest", n, sizeof(n));
+	n = (size_t)snprintf(from, sizeof(from), "%s FINAL",
+			     ch_table(q->ch, per_node ? "host_nodes" : "hosts_latest", sql, sizeof(sql)));
+	if (per_node)
+		snprintf(from + n, sizeof(from) - n, " ARRAY JOIN " CH_HOST_NODES_COLS);
 	/* offers past 2^64 saturate, as lru_sat_add_u64 does */
 	snprintf(where, sizeof(where), "WHERE least(toDecimal128(%smem_free, 0) + %scold[%u], "
-		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64 "%s%s%s", c, c, k + 1,
-		 need, fresh > 0 ? fresh : 0, per_node ? " AND (host, taken_ms) IN (SELECT host, "
-		 "taken_ms FROM " : "", per_node ? h : "", per_node ? " FINAL)" : "");
-	snprintf(sql, sizeof(sql), "SELECT count() FROM %s FINAL %s", per_node ? n : h, where);
+		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64, c, c, k + 1,
+		 need, fresh > 0 ? fresh : 0);
+	snprintf(sql, sizeof(sql), "SELECT count() FROM %s %s", from, where);
 	if (!iter_ch(q, &cnt, sql))
 		return -1;
 	*count = iter_next(&cnt) == 1 ? row_i64(&cnt.r, 0) : 0;
@@ -854,9 +917,9 @@ static int rank_ch(struct query *q, bool per_node, unsigned k, uint64_t need, in
 	if (limit)
 		snprintf(lim, sizeof(lim), " LIMIT %" PRIu64, limit);
 	snprintf(sql, sizeof(sql), "SELECT host, %s, %smem_total, %smem_free, %scold[%u], taken_ms, "
-		 "%swarnings, %s FROM %s FINAL %s ORDER BY %smem_free + %scold[%u] DESC, host%s%s",
+		 "%swarnings, %s FROM %s %s ORDER BY %smem_free + %scold[%u] DESC, host%s%s",
 		 per_node ? "node" : "-1", c, c, c, k + 1, c, per_node ? "0" : "host_warnings",
-		 per_node ? n : h, where, c, c, k + 1, per_node ? ", node" : "", lim);
+		 from, where, c, c, k + 1, per_node ? ", node" : "", lim);
 	return iter_ch(q, it, sql) ? 0 : -1;
 }
 

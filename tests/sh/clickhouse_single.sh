@@ -23,8 +23,8 @@ CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-user l
 
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check "--migrate on one server" 0 $?
-check_grep "... creates version 6" "schema version 6 created in database lrugen" "$out"
-check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 15 15" \
+check_grep "... creates version 7" "schema version 7 created in database lrugen" "$out"
+check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 16 16" \
 	"$(chq "SELECT countIf(engine LIKE 'Replicated%'), countIf(engine = 'Distributed'),
 		countIf(engine LIKE '%MergeTree'), countIf(endsWith(name, '_local') AND
 		engine LIKE '%MergeTree') FROM system.tables WHERE database = 'lrugen'" | tr '\t' ' ')"
@@ -44,7 +44,8 @@ same_samples() { [[ $(all_samples "$SQ_URL") == "$(all_samples "$A_URL")" ]]; }
 wait_for "sqlite's hourly rollups" 10 same_samples && pass
 job=$(q "$SQ_URL" '/v1/cold?by=memcg&memcg_glob=/jobs/*&limit=1' | jq -r '.rows[0].memcg')
 check_grep "a job to ask about" '^/jobs/job-[0-9]{4}$' "$job"
-QUERIES=(/v1/hosts /v1/cold '/v1/cold?by=node' '/v1/cold?by=memcg'
+QUERIES=(/v1/hosts /v1/cold '/v1/cold?by=node' '/v1/cold?by=memcg' '/v1/cold?limit=5&threshold=1h'
+	'/v1/cold?by=node&limit=7&threshold=24h' '/v1/rank?need=512M&per_node=1&limit=0'
 	"/v1/cold?by=memcg&memcg_glob=$job&limit=0" '/v1/cold?by=memcg&memcg_glob=/jobs/job-0%5B0-4%5D*'
 	'/v1/wss?memcg_glob=*' "/v1/wss?memcg_glob=$job&window=7d" '/v1/wss?memcg_glob=/jobs/*&threshold=1h'
 	'/v1/rank?need=1G' '/v1/capacity?thresholds=1m,30m,24h' '/v1/timeline?host=par00003&memcg=*'
@@ -312,10 +313,10 @@ start_fe A "${VER[@]}" --config "$tmp/tokens.conf" --maintenance-interval 1s || 
 ONE=(--hosts 1 --memcgs 2 --nodes 1 --history 2m --step 2m)
 check_grep "a front-end at its database's version takes a snapshot" "^sent=1 accepted=1 " \
 	"$(sim "$A_URL" v1 "${ONE[@]}")"
-chq "INSERT INTO ver.migrations_local VALUES (7, $(date +%s%3N))" >/dev/null
+chq "INSERT INTO ver.migrations_local VALUES (8, $(date +%s%3N))" >/dev/null
 refusing() { [[ $(STORE_URL=$A_URL http GET /healthz) == 503* ]]; }
-wait_for "... the database migrated to version 7 meanwhile: /healthz answers 503" 10 refusing && pass
-check_grep "... saying why" "migrated to schema version 7, this lrugen-store writes version 6: upgrade it" \
+wait_for "... the database migrated to version 8 meanwhile: /healthz answers 503" 10 refusing && pass
+check_grep "... saying why" "migrated to schema version 8, this lrugen-store writes version 7: upgrade it" \
 	"$(STORE_URL=$A_URL http GET /healthz)"
 check_grep "... a snapshot refused (503: the collector keeps it)" "^sent=1 accepted=0 duplicates=0 errors=1" \
 	"$(sim "$A_URL" v2 "${ONE[@]}")"
@@ -323,7 +324,7 @@ check_grep "... with HTTP 503" "HTTP 503" "$(tail -n 1 "$tmp/fleetsim.err")"
 check "... none of it written" "1 0" \
 	"$(chq "SELECT countIf(startsWith(host, 'v1')), countIf(startsWith(host, 'v2')) FROM ver.snapshots_local" |
 		tr '\t' ' ')"
-check "... logged once" 1 "$(grep -c "was migrated to schema version 7" "$A_LOG")"
+check "... logged once" 1 "$(grep -c "was migrated to schema version 8" "$A_LOG")"
 stop_fe A
 
 finish

@@ -49,8 +49,9 @@ check_grep "... then version 3" "schema version 3 created in database lrugen" "$
 check_grep "... then version 4" "schema version 4 created in database lrugen" "$out"
 check_grep "... then version 5" "schema version 5 created in database lrugen" "$out"
 check_grep "... then version 6" "schema version 6 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 6 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-# an upgrade: a database of version 1 is refused until --migrate brings it to 6
+check_grep "... then version 7" "schema version 7 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 7 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 7
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 2" >/dev/null
 at_version() {
 	local url
@@ -58,9 +59,9 @@ at_version() {
 		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
 	done
 }
-wait_for "versions 2 to 6 forgotten on every server" 30 at_version 1 && pass
+wait_for "versions 2 to 7 forgotten on every server" 30 at_version 1 && pass
 check_grep "a version 1 database: refused, says to migrate" \
-	"has schema version 1, this lrugen-store needs 6: run lrugen-store --migrate" \
+	"has schema version 1, this lrugen-store needs 7: run lrugen-store --migrate" \
 	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$out"
@@ -68,9 +69,10 @@ check_grep "... and to 3" "schema version 3 created" "$out"
 check_grep "... and to 4" "schema version 4 created" "$out"
 check_grep "... and to 5" "schema version 5 created" "$out"
 check_grep "... and to 6" "schema version 6 created" "$out"
-check "... every server sees version 6" 0 "$(at_version 6; echo $?)"
+check_grep "... and to 7" "schema version 7 created" "$out"
+check "... every server sees version 7" 0 "$(at_version 7; echo $?)"
 for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest wss_hourly \
-	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples wss_dirty; do
+	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples wss_dirty host_nodes; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
 		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
@@ -150,6 +152,48 @@ out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate 4 to 5 fills wss_samples" "lrugen.wss_samples filled from lrugen.memcg_samples in" "$out"
 parity " after the upgrade to 5" '/v1/wss?memcg_glob=*' "/v1/wss?memcg_glob=$job&window=7d" \
 	'/v1/wss?memcg_glob=/jobs/*&threshold=1h' "${BY_MEMCG[@]}"
+
+# ---- a host whose later snapshot has fewer nodes: only its latest snapshot's nodes ---------
+"$FLEETSIM" build >"$tmp/shrink.pb" <<'EOF'
+host shrink boot b-1 seq 1 taken -4m
+node 0 total 8G free 1G
+node 1 total 8G free 3G
+lruvec /jobs/web node 0
+gen 10 600s 1000 0
+lruvec /jobs/web node 1
+gen 10 600s 3000 0
+host shrink boot b-1 seq 2 taken -2m
+node 0 total 8G free 2G
+lruvec /jobs/web node 0
+gen 10 600s 2000 0
+EOF
+for u in "$A_URL" "$SQ_URL"; do
+	check_grep "a host that lost node 1, into $u" '"accepted":2' \
+		"$(STORE_URL=$u post_pb "$tmp/shrink.pb" "$tmp/admin.token")"
+done
+# shrink_nodes URL: its nodes in cold by node and in rank per node (node 1 had the best offer)
+shrink_nodes() {
+	echo "$(q "$1" '/v1/cold?by=node&limit=0' | jq -c '[.rows[] | select(.host == "shrink") | .node]')" \
+		"$(q "$1" '/v1/rank?need=1G&per_node=1&limit=0' | jq -c '[.rows[] | select(.host == "shrink") | .node]')"
+}
+check "... cold by node and rank per node: node 0 only (clickhouse)" "[0] [0]" "$(shrink_nodes "$A_URL")"
+check "... (sqlite)" "[0] [0]" "$(shrink_nodes "$SQ_URL")"
+# cold by host and node: sorted, cut and summed by ClickHouse (the first rows, the totals)
+NODES_Q=('/v1/cold?by=node' '/v1/cold?by=node&limit=3&threshold=1h' '/v1/cold?limit=5&threshold=24h'
+	'/v1/cold?by=node&limit=0' '/v1/rank?need=1G&per_node=true' '/v1/rank?need=512M&per_node=1&limit=0')
+parity " with a host that lost a node" "${NODES_Q[@]}"
+check "... cut at 3 of all the nodes" "3 $((24 * 2 + 1)) true" \
+	"$(q "$A_URL" '/v1/cold?by=node&limit=3' | jq -r '"\(.rows | length) \(.rows_total) \(.truncated)"')"
+# an upgrade from version 6: host_nodes filled from nodes_latest, the host's lost node left out
+chq "DROP TABLE lrugen.host_nodes_mv ON CLUSTER lrugen" >/dev/null
+chq "DROP TABLE lrugen.host_nodes ON CLUSTER lrugen" >/dev/null
+chq "DROP TABLE lrugen.host_nodes_local ON CLUSTER lrugen" >/dev/null
+chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 7" >/dev/null
+wait_for "a version 6 database with data" 30 at_version 6 && pass
+out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
+check_grep "--migrate 6 to 7 fills host_nodes" "lrugen.host_nodes filled from lrugen.nodes_latest in" "$out"
+check "... the host that lost a node: node 0 only" "[0] [0]" "$(shrink_nodes "$A_URL")"
+parity " after the upgrade to 7" "${NODES_Q[@]}"
 check "timeline pages: 40 points then a cursor" "40 true" \
 	"$(q "$A_URL" '/v1/timeline?host=par00005&memcg=*&limit=40' | jq -r '"\(.points) \(.truncated)"')"
 for path in '/v1/latest' '/v1/latest?host=par00002&memcg_glob=/job*' '/v1/latest?limit=5' \
@@ -195,8 +239,9 @@ wait $!
 check_grep "one history to two front-ends at once: A acknowledged all" "errors=0" "$(cat "$tmp/two.a")"
 check_grep "... and B too" "errors=0" "$(cat "$tmp/two.b")"
 check "... each snapshot counted once" "$((40 * 6)) $((40 * 6))" "$(acked two) $(counted two)"
-check "... the fleet's hosts once each" 64 "$(STORE_URL=$A_URL http GET /v1/hosts "$tmp/read.token" | cut -d' ' -f2- | jq '.hosts | length')"
-check "... /v1/latest: each host's latest snapshot once (copies not merged yet too)" "64 64" \
+FLEET=$((24 + 1 + 40))	# par, shrink, two
+check "... the fleet's hosts once each" $FLEET "$(STORE_URL=$A_URL http GET /v1/hosts "$tmp/read.token" | cut -d' ' -f2- | jq '.hosts | length')"
+check "... /v1/latest: each host's latest snapshot once (copies not merged yet too)" "$FLEET $FLEET" \
 	"$(curl -s -H "Authorization: Bearer $(cat "$tmp/read.token")" "$A_URL/v1/latest?memcg_glob=/nope" |
 		"$LRUGEN_BUILD/tests/tools/pbdump" - | jq -r '"\(length) \([.[].host] | unique | length)"')"
 
