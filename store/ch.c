@@ -2055,12 +2055,13 @@ static const struct expiry {
 };
 
 /*
- * A DROP PARTITION ON CLUSTER is a task in ZooKeeper's DDL queue that every
- * server runs in turn; on a loaded cluster it can fail or time out while
- * its task is still queued. Sent again every round, such tasks pile up and
- * every ON CLUSTER statement (--migrate's too) waits behind them. So a day's
- * DROP of a table that failed is not sent again for DROP_RETRY_MS (18.16's
- * distributed_ddl_task_timeout). One that succeeded is sent again at the
+ * A DROP PARTITION ON CLUSTER (when some shard has no server in
+ * clickhouse-url: drop_partition) is a task in ZooKeeper's DDL queue that
+ * every server runs in turn; on a loaded cluster it can fail or time out
+ * while its task is still queued. Sent again every round, such tasks pile
+ * up and every ON CLUSTER statement (--migrate's too) waits behind them. So
+ * a day's DROP of a table that failed (either way) is not sent again for
+ * DROP_RETRY_MS (18.16's distributed_ddl_task_timeout). One that succeeded is sent again at the
  * next round if the day still shows (a part a replica fetched after it): it
  * costs a moment. drop_note(ch, table, day, false): whether one failed less
  * than that ago; drop_note(..., true): one failed now (the oldest note makes
@@ -2090,12 +2091,88 @@ static bool drop_note(struct ch *ch, const char *table, const char *day, bool se
 	return true;
 }
 
+/*
+ * Where a partition is dropped: on one server of each shard, not ON CLUSTER.
+ * A replicated table's DROP PARTITION on one replica reaches the others by
+ * the replication log; ON CLUSTER is a task of the DDL queue that every
+ * server's worker must run, and 18.16's worker can die (a replicated ALTER
+ * ON CLUSTER whose shard lock a ZooKeeper restart took: "Unexpected
+ * ZooKeeper error ... Node exists", it terminates): from then on every ON
+ * CLUSTER statement waits 180 s for that server and fails, until it
+ * restarts. shard_urls fills url[s - 1] with the index in clickhouse-url
+ * of a server of shard s that answers, and returns how many shards the
+ * cluster has; 0 when one of them has none (or past max): ON CLUSTER then.
+ */
+static size_t shard_urls(struct ch *ch, size_t *url, size_t max)
+{
+	struct lru_error err;
+	struct lru_buf sql, out;
+	size_t shards = 0, found = 0;
+	bool *have = calloc(max, sizeof(*have));
+
+	lru_buf_init(&sql);
+	lru_buf_init(&out);
+	if (!have || lru_buf_printf(&sql, NULL, "SELECT shard_num, (SELECT max(shard_num) FROM "
+				    "system.clusters WHERE cluster = ") ||
+	    ch_quote(&sql, ch->cfg->ch_cluster, strlen(ch->cfg->ch_cluster), NULL) ||
+	    lru_buf_printf(&sql, NULL, ") FROM system.clusters WHERE is_local AND cluster = ") ||
+	    ch_quote(&sql, ch->cfg->ch_cluster, strlen(ch->cfg->ch_cluster), NULL) ||
+	    lru_buf_append(&sql, "", 1, NULL))
+		goto out;
+	for (size_t u = 0; u < ch->cfg->ch_urls.n && !stopping(ch); u++) {
+		struct ch_rows r;
+		unsigned long s, n;
+
+		if (post(ch, u, 1, (const char *)sql.data, NULL, 0, NULL, &out, &err))
+			continue;	/* not answering: another server of its shard may */
+		ch_rows_init(&r, &out);
+		if (!ch_rows_next(&r) || r.nf < 2)
+			continue;
+		s = strtoul(r.f[0], NULL, 10);
+		n = strtoul(r.f[1], NULL, 10);
+		if (!n || n > max || s < 1 || s > n)
+			goto out;
+		shards = n;
+		if (!have[s - 1]) {
+			have[s - 1] = true;
+			url[s - 1] = u;
+			found++;
+		}
+	}
+out:
+	free(have);
+	lru_buf_release(&sql);
+	lru_buf_release(&out);
+	return shards && found == shards ? shards : 0;
+}
+
+#define MAX_SHARDS 64
+
+/* DROP PARTITION day of table's local tables: on a server of each shard (shard_urls), or ON CLUSTER */
+static enum lru_err drop_partition(struct ch *ch, const char *table, const char *day,
+				   const size_t *url, size_t shards, struct lru_error *err)
+{
+	char sql[256];
+	enum lru_err rc = LRU_OK;
+
+	if (!shards)
+		return run_ddl(ch, err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
+			       ch->cfg->ch_database, table, ch->on_cluster, day);
+	snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s_local DROP PARTITION %s", ch->cfg->ch_database,
+		 table, day);
+	for (size_t s = 0; !rc && s < shards; s++)
+		rc = post(ch, url[s], 1, sql, NULL, 0, NULL, NULL, err);
+	return rc;
+}
+
 static void ch_expire(struct ch *ch)
 {
 	struct lru_error err;
 	struct lru_buf out;
 	struct ch_rows r;
 	char sql[512], tbl[160];
+	size_t url[MAX_SHARDS], shards = 0;
+	bool located = !ch->on_cluster[0];	/* one server: no shards to find */
 
 	lru_buf_init(&out);
 	for (size_t i = 0; i < sizeof(expiries) / sizeof(expiries[0]) && !stopping(ch); i++) {
@@ -2121,8 +2198,15 @@ static void ch_expire(struct ch *ch)
 					 "then): %s", r.f[0], err.msg);
 				break;
 			}
-			if (run_ddl(ch, &err, "ALTER TABLE %s.%s_local%s DROP PARTITION %s",
-				    ch->cfg->ch_database, e->table, ch->on_cluster, r.f[0])) {
+			if (!located) {
+				shards = shard_urls(ch, url, MAX_SHARDS);
+				located = true;
+				if (!shards)
+					log_warn("clickhouse: a shard of cluster %s has no server of "
+						 "clickhouse-url that answers: expired days are "
+						 "dropped ON CLUSTER", ch->cfg->ch_cluster);
+			}
+			if (drop_partition(ch, e->table, r.f[0], url, shards, &err)) {
 				drop_note(ch, e->table, r.f[0], true);
 				log_warn("clickhouse: expiring the %s of day %s (asked again in %d s if "
 					 "it is still there): %s", e->table, r.f[0], DROP_RETRY_MS / 1000,

@@ -699,11 +699,21 @@ static int cold_ch(struct query *q, int mode, unsigned k, uint64_t limit, const 
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, node, taken_ms, node_total, "
 				    CH_COLD("node_") ", node_warnings FROM %s ORDER BY node_cold[%u] "
 				    "DESC, host, node%s", from, k + 1, lim) ? -1 : 0;
-	else	/* the glob's literal prefix: a range of memcgs_by_path's key (FINAL holds) */
+	else if (!glob || !lru_fleet_glob_prefix(glob))	/* every path: every host's latest */
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, path, taken_ms, total, " CH_COLD("")
 				    ", warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
-				    "taken_ms FROM %s FINAL) AND ",
-				    ch_table(q->ch, "memcgs_by_path", t, sizeof(t)), h) ||
+				    "taken_ms FROM %s FINAL)",
+				    ch_table(q->ch, "memcgs_by_path", t, sizeof(t)), h) ? -1 : 0;
+	else	/*
+		 * the glob's literal prefix: a range of memcgs_by_path's key (FINAL
+		 * holds), the latest snapshots of the hosts in that range only (a
+		 * job's: the set each shard builds of every host's cost a third)
+		 */
+		rc = lru_buf_printf(&sql, NULL, "SELECT host, path, taken_ms, total, " CH_COLD("")
+				    ", warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
+				    "taken_ms FROM %s FINAL WHERE host IN (SELECT host FROM %s WHERE ",
+				    ch_table(q->ch, "memcgs_by_path", t, sizeof(t)), h, t) ||
+		     ch_path_prefix(&sql, glob) || lru_buf_printf(&sql, NULL, ")) AND ") ||
 		     ch_path_prefix(&sql, glob) ? -1 : 0;
 	if (rc || lru_buf_append(&sql, "", 1, NULL)) {
 		lru_buf_release(&sql);

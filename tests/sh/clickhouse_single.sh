@@ -289,6 +289,33 @@ check_grep "a host of 30,008 memcgs stored (30,000 jobs)" "^sent=1 accepted=1 " 
 	"$(sim "$A_URL" wd --hosts 1 --jobs 30000 --memcgs 30008 --nodes 1 --history 2m --step 2m)"
 check "... 30,008 paths" 30008 "$(chq "SELECT uniqExact(path) FROM wide.wss_samples_local")"
 check "wss over all of them: one sample each" 30008 "$(q "$A_URL" '/v1/wss?memcg_glob=*&window=1d' | jq .all.samples)"
+# ... and a late snapshot of 30,008 memcgs, of an hour that ended: 30,008 dirty (hour, path)
+# pairs, which a query hands every shard as a literal set (1 MB), and which the maintenance
+# rolls up again with their paths listed (1 MB), then marks clean (30,008 rows)
+stop_fe A
+start_fe A "${WD[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 1s \
+	--maintenance-interval 1h || { finish; exit 1; }
+HOUR=3600000 WH=$((NOW / 3600000 - 2))
+check_grep "a late snapshot of 30,008 memcgs stored" "^sent=1 accepted=1 " \
+	"$(SIM_NOW=$((WH * HOUR + HOUR / 2)) sim "$A_URL" wl --hosts 1 --jobs 30000 --memcgs 30008 --nodes 1 \
+		--history 2m --step 2m)"
+check "... its 30,008 (hour, path) pairs marked dirty" 30008 \
+	"$(chq "SELECT uniqExact(hour, path) FROM wide.wss_dirty_local WHERE kind = 0 AND hour = $WH")"
+check "... wss counts it at once: two samples a path" 60016 \
+	"$(q "$A_URL" '/v1/wss?memcg_glob=*&window=1d' | jq .all.samples)"
+stop_fe A
+start_fe A "${WD[@]}" --config "$tmp/tokens.conf" --clickhouse-rollup-after 1s \
+	--maintenance-interval 1s || { finish; exit 1; }
+wide_clean() {
+	[[ $(chq "SELECT count() FROM (SELECT hour, path FROM wide.wss_dirty_local GROUP BY hour, path
+		HAVING maxIf(at_ms, kind = 1) > maxIf(at_ms, kind = 0))") == 30008 ]]
+}
+wait_for "... the 30,008 pairs rolled up (their paths listed) and marked clean" 120 wide_clean && pass
+check "... the hour's rollups: a row per path" 30008 \
+	"$(chq "SELECT uniqExact(path) FROM wide.wss_hourly_n_local WHERE hour = $WH")"
+check "... wss: the same count, the late hour from its rollups" 60016 \
+	"$(q "$A_URL" '/v1/wss?memcg_glob=*&window=1d' | jq .all.samples)"
+check "... no roll-up failed" 0 "$(grep -c 'warning: clickhouse: rolling up' "$A_LOG")"
 
 # ---- SIGTERM while a maintenance request waits on ClickHouse: stops at once ---------------
 # (the server stopped with SIGSTOP: its kernel takes the connection, nothing answers; the
