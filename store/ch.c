@@ -2099,11 +2099,12 @@ static bool drop_note(struct ch *ch, const char *table, const char *day, bool se
  * ON CLUSTER whose shard lock a ZooKeeper restart took: "Unexpected
  * ZooKeeper error ... Node exists", it terminates): from then on every ON
  * CLUSTER statement waits 180 s for that server and fails, until it
- * restarts. shard_urls fills url[s - 1] with the index in clickhouse-url
- * of a server of shard s that answers, and returns how many shards the
- * cluster has; 0 when one of them has none (or past max): ON CLUSTER then.
+ * restarts. shard_urls sets shard[u] to the shard (1-based) of clickhouse-url's
+ * server u, 0 for one that does not answer, and returns how many shards
+ * the cluster has; 0 when one of them has no server answering (or past
+ * max): ON CLUSTER then.
  */
-static size_t shard_urls(struct ch *ch, size_t *url, size_t max)
+static size_t shard_urls(struct ch *ch, size_t *shard, size_t max)
 {
 	struct lru_error err;
 	struct lru_buf sql, out;
@@ -2123,6 +2124,7 @@ static size_t shard_urls(struct ch *ch, size_t *url, size_t max)
 		struct ch_rows r;
 		unsigned long s, n;
 
+		shard[u] = 0;
 		if (post(ch, u, 1, (const char *)sql.data, NULL, 0, NULL, &out, &err))
 			continue;	/* not answering: another server of its shard may */
 		ch_rows_init(&r, &out);
@@ -2133,9 +2135,9 @@ static size_t shard_urls(struct ch *ch, size_t *url, size_t max)
 		if (!n || n > max || s < 1 || s > n)
 			goto out;
 		shards = n;
+		shard[u] = s;
 		if (!have[s - 1]) {
 			have[s - 1] = true;
-			url[s - 1] = u;
 			found++;
 		}
 	}
@@ -2148,9 +2150,15 @@ out:
 
 #define MAX_SHARDS 64
 
-/* DROP PARTITION day of table's local tables: on a server of each shard (shard_urls), or ON CLUSTER */
+/*
+ * DROP PARTITION day of table's local tables: on a server of each shard
+ * (shard[], from shard_urls), each of the shard's in turn until one takes it
+ * (a replica that is not the leader passes it on, and 18.16 refuses that
+ * while a leader is being elected: "Leader was suddenly changed"); or ON
+ * CLUSTER when shards is 0.
+ */
 static enum lru_err drop_partition(struct ch *ch, const char *table, const char *day,
-				   const size_t *url, size_t shards, struct lru_error *err)
+				   const size_t *shard, size_t shards, struct lru_error *err)
 {
 	char sql[256];
 	enum lru_err rc = LRU_OK;
@@ -2160,8 +2168,12 @@ static enum lru_err drop_partition(struct ch *ch, const char *table, const char 
 			       ch->cfg->ch_database, table, ch->on_cluster, day);
 	snprintf(sql, sizeof(sql), "ALTER TABLE %s.%s_local DROP PARTITION %s", ch->cfg->ch_database,
 		 table, day);
-	for (size_t s = 0; !rc && s < shards; s++)
-		rc = post(ch, url[s], 1, sql, NULL, 0, NULL, NULL, err);
+	for (size_t s = 1; !rc && s <= shards; s++) {
+		rc = lru_fail(err, LRU_EIO, "no server of shard %zu answers", s);
+		for (size_t u = 0; rc && u < ch->cfg->ch_urls.n; u++)
+			if (shard[u] == s)
+				rc = post(ch, u, 1, sql, NULL, 0, NULL, NULL, err);
+	}
 	return rc;
 }
 
@@ -2171,7 +2183,7 @@ static void ch_expire(struct ch *ch)
 	struct lru_buf out;
 	struct ch_rows r;
 	char sql[512], tbl[160];
-	size_t url[MAX_SHARDS], shards = 0;
+	size_t *shard = calloc(ch->cfg->ch_urls.n + 1, sizeof(*shard)), shards = 0;
 	bool located = !ch->on_cluster[0];	/* one server: no shards to find */
 
 	lru_buf_init(&out);
@@ -2199,18 +2211,20 @@ static void ch_expire(struct ch *ch)
 				break;
 			}
 			if (!located) {
-				shards = shard_urls(ch, url, MAX_SHARDS);
+				shards = shard ? shard_urls(ch, shard, MAX_SHARDS) : 0;
 				located = true;
 				if (!shards)
 					log_warn("clickhouse: a shard of cluster %s has no server of "
 						 "clickhouse-url that answers: expired days are "
 						 "dropped ON CLUSTER", ch->cfg->ch_cluster);
 			}
-			if (drop_partition(ch, e->table, r.f[0], url, shards, &err)) {
-				drop_note(ch, e->table, r.f[0], true);
+			if (drop_partition(ch, e->table, r.f[0], shard, shards, &err)) {
+				if (!shards)	/* (its task may still be queued; not a direct drop's) */
+					drop_note(ch, e->table, r.f[0], true);
 				log_warn("clickhouse: expiring the %s of day %s (asked again in %d s if "
-					 "it is still there): %s", e->table, r.f[0], DROP_RETRY_MS / 1000,
-					 err.msg);
+					 "it is still there): %s", e->table, r.f[0],
+					 shards ? (int)(ch->cfg->maintenance_ms / 1000) :
+					 DROP_RETRY_MS / 1000, err.msg);
 				break;
 			}
 			log_info("clickhouse: dropped the %s of day %s (%s)", e->table, r.f[0],
@@ -2218,6 +2232,7 @@ static void ch_expire(struct ch *ch)
 		}
 	}
 	lru_buf_release(&out);
+	free(shard);
 }
 
 /*

@@ -455,7 +455,7 @@ start_fe B "${CH[@]}" --config "$tmp/tokens.conf" --raw-retention 1d --rollup-re
 	--maintenance-interval 1s || { finish; exit 1; }
 # (those of the old days; today's, of late and rolled-up samples, stay)
 rollups_gone() { [[ $(chq "SELECT count() FROM lrugen.wss_hourly_n WHERE $OLD_HOURS" "$CH_1_2_HTTP") == 0 ]]; }
-wait_for "the rollups past rollup-retention dropped, ch1-1 down" 60 rollups_gone && pass
+wait_for "the rollups past rollup-retention dropped, ch1-1 down" 120 rollups_gone && pass
 wait_for "... and logged" 10 logged "dropped the wss_hourly_n of day [0-9]{8} \(rollup-retention\)" && pass
 check "... not ON CLUSTER" 0 "$(grep -c "ON CLUSTER" "$B_LOG")"
 "$CLUSTER" start-one "$tmp/ch" ch1-1 >/dev/null || fail "ch1-1 did not come back"
