@@ -36,6 +36,8 @@ struct ch {
 	pthread_cond_t wake, maint_wake;
 	struct ingest_job *head, **tail;
 	uint64_t queued;
+	int64_t round_at_ms;			/* when the last round of INSERTs began */
+	int64_t queued_at_ms;			/* when the last job was queued */
 	bool stopping, started, maint_started;
 	pthread_t writer[CH_MAX_WRITERS], maint;
 	int nr_writers;
@@ -2109,14 +2111,12 @@ static size_t shard_urls(struct ch *ch, size_t *shard, size_t max)
 	struct lru_error err;
 	struct lru_buf sql, out;
 	size_t shards = 0, found = 0;
-	bool *have = calloc(max, sizeof(*have));
 
 	lru_buf_init(&sql);
 	lru_buf_init(&out);
-	if (!have || lru_buf_printf(&sql, NULL, "SELECT shard_num, (SELECT max(shard_num) FROM "
-				    "system.clusters WHERE cluster = ") ||
-	    ch_quote(&sql, ch->cfg->ch_cluster, strlen(ch->cfg->ch_cluster), NULL) ||
-	    lru_buf_printf(&sql, NULL, ") FROM system.clusters WHERE is_local AND cluster = ") ||
+	/* its own shard (0: it is in no shard of the cluster) and the cluster's shards */
+	if (lru_buf_printf(&sql, NULL, "SELECT maxIf(shard_num, is_local), max(shard_num) "
+			   "FROM system.clusters WHERE cluster = ") ||
 	    ch_quote(&sql, ch->cfg->ch_cluster, strlen(ch->cfg->ch_cluster), NULL) ||
 	    lru_buf_append(&sql, "", 1, NULL))
 		goto out;
@@ -2132,17 +2132,24 @@ static size_t shard_urls(struct ch *ch, size_t *shard, size_t max)
 			continue;
 		s = strtoul(r.f[0], NULL, 10);
 		n = strtoul(r.f[1], NULL, 10);
-		if (!n || n > max || s < 1 || s > n)
+		if (!s)
+			continue;
+		if (n > max || s > n) {
+			shards = 0;
 			goto out;
+		}
 		shards = n;
 		shard[u] = s;
-		if (!have[s - 1]) {
-			have[s - 1] = true;
-			found++;
-		}
+	}
+	/* every shard has a server that answered */
+	for (size_t s = 1; s <= shards; s++) {
+		size_t u = 0;
+
+		while (u < ch->cfg->ch_urls.n && shard[u] != s)
+			u++;
+		found += u < ch->cfg->ch_urls.n;
 	}
 out:
-	free(have);
 	lru_buf_release(&sql);
 	lru_buf_release(&out);
 	return shards && found == shards ? shards : 0;
@@ -2292,6 +2299,40 @@ static void *maint_main(void *arg)
 	return NULL;
 }
 
+/*
+ * clickhouse-insert-interval: with ch->lock held and snapshots queued, wait
+ * until the interval has passed since the last round began, batch-max
+ * snapshots are queued, no snapshot has come for ROUND_QUIET_MS, or the
+ * writer stops. A round costs the cluster about the same whatever its size
+ * (a part in every table on every replica, fetched, merged), so while
+ * collectors keep sending (each on its own pace), fewer rounds of more
+ * snapshots take far less of it. Clients that wait for their answers before
+ * sending more (a spool replayed, a bench) all have theirs queued when the
+ * snapshots stop coming: waiting longer would only slow them.
+ */
+#define ROUND_QUIET_MS 100
+
+static void round_wait(struct ch *ch)
+{
+	int64_t due = ch->round_at_ms + (int64_t)ch->cfg->ch_insert_interval_ms, now, until;
+
+	while (ch->cfg->ch_insert_interval_ms && ch->head && !ch->stopping &&
+	       ch->queued < (uint64_t)ch->cfg->batch_max && (now = lru_now_ms()) < due &&
+	       now < ch->queued_at_ms + ROUND_QUIET_MS) {
+		struct timespec ts;
+
+		until = ch->queued_at_ms + ROUND_QUIET_MS < due ? ch->queued_at_ms + ROUND_QUIET_MS : due;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)((until - now) / 1000);
+		ts.tv_nsec += (long)((until - now) % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&ch->wake, &ch->lock, &ts);
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct ch *ch = arg;
@@ -2308,6 +2349,7 @@ static void *writer_main(void *arg)
 			pthread_cond_wait(&ch->wake, &ch->lock);
 		if (!ch->head)
 			break;
+		round_wait(ch);
 		/* up to batch-max snapshots (one job at least) */
 		jobs = ch->head;
 		for (struct ingest_job **pp = &ch->head; *pp; pp = &(*pp)->next) {
@@ -2324,6 +2366,7 @@ static void *writer_main(void *arg)
 			}
 		}
 		ch->queued -= n;
+		ch->round_at_ms = lru_now_ms();
 		pthread_mutex_unlock(&ch->lock);
 
 		lru_error_clear(&err);
@@ -2365,6 +2408,7 @@ int ch_submit(struct ch *ch, struct ingest_job *job)
 	if (!ch->stopping && ch->queued + job->n <= (uint64_t)ch->cfg->queue_max) {
 		job->next = NULL;
 		job->queued_ms = lru_now_ms();
+		ch->queued_at_ms = job->queued_ms;
 		*ch->tail = job;
 		ch->tail = &job->next;
 		ch->queued += job->n;

@@ -21,7 +21,9 @@
  *
  * Writing. HTTP threads prepare a job as for sqlite (ingest_job_prepare) and
  * ch_submit() it. Writer threads (clickhouse-writers) each take the queued
- * jobs (up to batch-max snapshots), ask which of their snapshots are stored
+ * jobs (up to batch-max snapshots; a round starts clickhouse-insert-interval
+ * after the last one began at the soonest, or when no job came for 100 ms:
+ * round_wait), ask which of their snapshots are stored
  * already (counted as duplicates in the answer), and INSERT them in two
  * statements: wss_samples (one row per snapshot and memcg path, sorted by
  * hour first; memcg_samples, sorted by path, before version 5), then the

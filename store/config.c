@@ -52,6 +52,12 @@ static const struct lru_set_def defs[] = {
 	  "rounds of INSERTs in flight at once (each takes up to batch-max queued snapshots); "
 	  "ClickHouse 18.16 runs one quorum INSERT into a table at a time, so more than one "
 	  "helps only without a quorum", NULL },
+	{ "clickhouse-insert-interval", LRU_SET_DURATION, F(ch_insert_interval_ms), "5s", 0, MIN,
+	  "DUR", "a round of INSERTs starts this long after the last one began at the "
+	  "soonest, or once batch-max snapshots wait or none came for 100 ms: fewer, larger "
+	  "rounds cost the cluster far less (each round makes a part in every table that "
+	  "the replicas fetch and merge); an answer waits up to this much longer (0: a "
+	  "round starts as soon as a snapshot is queued)", NULL },
 	{ "clickhouse-connect-timeout", LRU_SET_DURATION, F(ch_connect_timeout_ms), "2s", 100,
 	  MIN, "DUR", "time limit to connect to one ClickHouse server (then the next)", NULL },
 	{ "clickhouse-timeout", LRU_SET_DURATION, F(ch_timeout_ms), "30s", SEC, HOUR, "DUR",

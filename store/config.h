@@ -49,6 +49,7 @@ struct store_config {
 	char *ch_cluster, *ch_database, *ch_user, *ch_password_file;
 	uint64_t ch_timeout_ms, ch_connect_timeout_ms, ch_rollup_after_ms;
 	uint64_t ch_rollup_spill, ch_rollup_memory;	/* bytes; 0: none of ours */
+	uint64_t ch_insert_interval_ms;
 	int64_t ch_insert_quorum, ch_writers;
 	char *listen;
 	char *tls_cert, *tls_key;

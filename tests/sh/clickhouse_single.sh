@@ -333,6 +333,35 @@ kill -CONT "$chpid"
 check "... SIGTERM ends it within 3 s (not after clickhouse-timeout)" 1 $(((t1 - t0) < 3000000000))
 check "... and lrugen-store exits 0" 0 "$STORE_RC"
 
+# ---- clickhouse-insert-interval: collectors on their pace share rounds of INSERTs ---------
+IV=("${CH[@]}" --clickhouse-database ivl)
+out=$("$STORE_BIN" "${IV[@]}" --migrate 2>&1) || fail "--migrate of database ivl: $out"
+rounds() { curl -s "$A_URL/metrics" | awk '$1 == "lrugen_store_transactions_total" { print $2 }'; }
+PACED=(--hosts 40 --memcgs 2 --nodes 1 --history 2m --step 2m --rate 20 --threads 40)
+start_fe A "${IV[@]}" --config "$tmp/tokens.conf" --clickhouse-insert-interval 0 || { finish; exit 1; }
+r0=$(rounds)
+check_grep "40 hosts sending on their pace (20 a second), clickhouse-insert-interval 0" "^sent=40 accepted=40 " \
+	"$(sim "$A_URL" iva "${PACED[@]}")"
+n0=$(($(rounds) - r0))
+stop_fe A
+start_fe A "${IV[@]}" --config "$tmp/tokens.conf" --clickhouse-insert-interval 60s || { finish; exit 1; }
+r0=$(rounds)
+check_grep "... the same with clickhouse-insert-interval 60s" "^sent=40 accepted=40 " \
+	"$(sim "$A_URL" ivb "${PACED[@]}")"
+n1=$(($(rounds) - r0))
+check "... rounds of INSERTs: 10 or more without it, 5 at most with it ($n0, $n1)" "yes yes" \
+	"$( ((n0 >= 10)) && echo yes) $( ((n1 <= 5)) && echo yes)"
+# clients that wait for each answer before the next (a spool replayed) are all queued when
+# the snapshots stop coming: not held for the minute (6 rounds of 4 would take 6 minutes)
+check_grep "... 24 snapshots sent 4 at a time, each client waiting for its answers: within 60 s" \
+	"^sent=24 accepted=24 " "$(timeout 60 "$FLEETSIM" run --store "$A_URL" --token-file "$tmp/any.token" \
+		--prefix ivc --now "$NOW" --seed 7 --hosts 24 --memcgs 2 --nodes 1 --history 2m --step 2m \
+		--threads 4 2>>"$tmp/fleetsim.err")"
+check "... every snapshot stored once" "40 40 24" \
+	"$(chq "SELECT countIf(startsWith(host, 'iva')), countIf(startsWith(host, 'ivb')),
+		countIf(startsWith(host, 'ivc')) FROM ivl.snapshots_local FINAL" | tr '\t' ' ')"
+stop_fe A
+
 # ---- a database migrated past a running front-end's version: it takes no more snapshots ---
 VER=("${CH[@]}" --clickhouse-database ver)
 out=$("$STORE_BIN" "${VER[@]}" --migrate 2>&1) || fail "--migrate of database ver: $out"
