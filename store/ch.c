@@ -2350,6 +2350,8 @@ static void *writer_main(void *arg)
 		if (!ch->head)
 			break;
 		round_wait(ch);
+		if (!ch->head)
+			continue;	/* another writer took them while this one waited */
 		/* up to batch-max snapshots (one job at least) */
 		jobs = ch->head;
 		for (struct ingest_job **pp = &ch->head; *pp; pp = &(*pp)->next) {

@@ -357,9 +357,18 @@ check_grep "... 24 snapshots sent 4 at a time, each client waiting for its answe
 	"^sent=24 accepted=24 " "$(timeout 60 "$FLEETSIM" run --store "$A_URL" --token-file "$tmp/any.token" \
 		--prefix ivc --now "$NOW" --seed 7 --hosts 24 --memcgs 2 --nodes 1 --history 2m --step 2m \
 		--threads 4 2>>"$tmp/fleetsim.err")"
-check "... every snapshot stored once" "40 40 24" \
+stop_fe A
+# four writers waiting for the same interval: the one that does not get the jobs waits again
+start_fe A "${IV[@]}" --config "$tmp/tokens.conf" --clickhouse-insert-interval 1s \
+	--clickhouse-writers 4 || { finish; exit 1; }
+check_grep "... 4 writers, interval 1s: every snapshot acknowledged" "^sent=40 accepted=40 " \
+	"$(sim "$A_URL" ivd "${PACED[@]}")"
+check "... every snapshot stored once" "40 40 24 40" \
 	"$(chq "SELECT countIf(startsWith(host, 'iva')), countIf(startsWith(host, 'ivb')),
-		countIf(startsWith(host, 'ivc')) FROM ivl.snapshots_local FINAL" | tr '\t' ' ')"
+		countIf(startsWith(host, 'ivc')), countIf(startsWith(host, 'ivd'))
+		FROM ivl.snapshots_local FINAL" | tr '\t' ' ')"
+check "... no empty round (a writer finding the jobs taken waits again)" 0 \
+	"$(grep -c 'snapshots not written' "$A_LOG")"
 stop_fe A
 
 # ---- a database migrated past a running front-end's version: it takes no more snapshots ---
