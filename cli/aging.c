@@ -48,14 +48,6 @@ static bool age_one(struct cli *cli, const struct lru_snapshot *s, const struct 
 	return lru_kwrite_host_failure(err->code);
 }
 
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -177,12 +169,12 @@ static int age_all(struct cli *cli, const struct cli_select *sel, const struct l
 static int settle(struct cli *cli, struct lru_snapshot *s, bool can_swap, bool force_scan,
 		  struct aged *list, size_t n)
 {
-	int64_t deadline = monotonic_ms() + AGE_WAIT_MS;
+	int64_t deadline = lru_mono_ms() + AGE_WAIT_MS;
 	struct lru_error err;
 	int rc;
 
 	for (;;) {
-		bool timed_out = monotonic_ms() >= deadline, waiting = false, again = false;
+		bool timed_out = lru_mono_ms() >= deadline, waiting = false, again = false;
 
 		lru_snapshot_release(s);
 		rc = cli_load(cli, s);

@@ -189,12 +189,37 @@ uint64_t lru_lruvec_pages(const struct lru_lruvec *lv, enum lru_type type)
 	return sum;
 }
 
-int64_t lru_now_ms(void)
+static int64_t clock_ms(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t lru_now_ms(void)
+{
+	return clock_ms(CLOCK_REALTIME);
+}
+
+int64_t lru_mono_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
+}
+
+struct timespec lru_deadline(clockid_t clock, int64_t ms)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	ms = ms < 0 ? 0 : ms;
+	ts.tv_sec += (time_t)(ms / 1000);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
 }
 
 enum lru_err lru_strdup_into(char **dst, const char *src, struct lru_error *err)

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "lru_err.h"
 
@@ -282,5 +283,15 @@ enum lru_err lru_strdup_into(char **dst, const char *src, struct lru_error *err)
 
 /* Wall-clock time in ms since the epoch (CLOCK_REALTIME). */
 int64_t lru_now_ms(void);
+
+/* Time in ms on CLOCK_MONOTONIC: for intervals, which a clock change must not bend. */
+int64_t lru_mono_ms(void);
+
+/*
+ * The moment ms milliseconds from now on clock, for pthread_cond_timedwait:
+ * CLOCK_REALTIME for a condition variable's default clock, CLOCK_MONOTONIC
+ * for one made with pthread_condattr_setclock(CLOCK_MONOTONIC).
+ */
+struct timespec lru_deadline(clockid_t clock, int64_t ms);
 
 #endif

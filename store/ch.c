@@ -2284,13 +2284,7 @@ static void *maint_main(void *arg)
 			ch_expire(ch);
 		}
 		pthread_mutex_lock(&ch->lock);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)(ch->cfg->maintenance_ms / 1000);
-		ts.tv_nsec += (long)(ch->cfg->maintenance_ms % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		ts = lru_deadline(CLOCK_REALTIME, (int64_t)ch->cfg->maintenance_ms);
 		while (!ch->stopping &&
 		       pthread_cond_timedwait(&ch->maint_wake, &ch->lock, &ts) != ETIMEDOUT)
 			;
@@ -2322,13 +2316,7 @@ static void round_wait(struct ch *ch)
 		struct timespec ts;
 
 		until = ch->queued_at_ms + ROUND_QUIET_MS < due ? ch->queued_at_ms + ROUND_QUIET_MS : due;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += (time_t)((until - now) / 1000);
-		ts.tv_nsec += (long)((until - now) % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		ts = lru_deadline(CLOCK_REALTIME, until - now);
 		pthread_cond_timedwait(&ch->wake, &ch->lock, &ts);
 	}
 }

@@ -86,7 +86,7 @@ struct store_db {
 	struct ingest_job *head, *tail;
 	uint64_t queued;
 	uint64_t last_taken;		/* snapshots of the last commit (writer) */
-	int64_t last_submit_ms;		/* mono_ms() of the last db_submit, 0: none yet */
+	int64_t last_submit_ms;		/* lru_mono_ms() of the last db_submit, 0: none yet */
 	double gap_ms;			/* moving average of the time between submits */
 	bool closing, started;
 	atomic_bool failed;
@@ -108,14 +108,6 @@ struct store_db {
 	struct db_reader *readers;
 	atomic_uint_fast64_t nr_hosts;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int configure(sqlite3 *d, const struct store_config *cfg, bool writer, char *errbuf,
 		     size_t size);
@@ -437,7 +429,7 @@ static void writer_failed(struct store_db *db, const char *what)
  */
 static void write_batch(struct store_db *db, struct ingest_job *jobs, int64_t now)
 {
-	int64_t t0 = mono_ms(), last_snap = db->last_snap_id;
+	int64_t t0 = lru_mono_ms(), last_snap = db->last_snap_id;
 	struct ingest_job *j;
 	size_t good_samples = 0;
 
@@ -484,7 +476,7 @@ static void write_batch(struct store_db *db, struct ingest_job *jobs, int64_t no
 		return;
 	}
 	atomic_fetch_add(&db->m->transactions, 1);
-	metrics_observe(&db->m->commit, (uint64_t)(mono_ms() - t0) * 1000);
+	metrics_observe(&db->m->commit, (uint64_t)(lru_mono_ms() - t0) * 1000);
 	pthread_mutex_lock(&db->rlock);
 	if (cells_add(db, db->pending.v, good_samples))
 		log_error("out of memory counting working-set samples: the next restart recounts them");
@@ -652,11 +644,9 @@ static void *checkpointer_main(void *arg)
 	sqlite3_exec(c, "PRAGMA query_only = 0", NULL, NULL, NULL);
 	pthread_mutex_lock(&db->clock);
 	while (!db->ckpt_stop) {
-		struct timespec ts;
-
 		if (db->ckpt_pages < CKPT_PAGES) {
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += 1;
+			struct timespec ts = lru_deadline(CLOCK_MONOTONIC, 1000);
+
 			pthread_cond_timedwait(&db->ccond, &db->clock, &ts);
 		}
 		if (db->ckpt_stop)
@@ -677,15 +667,8 @@ static void *checkpointer_main(void *arg)
 /* Wait on qcond (qlock held) for at most wait ms. */
 static void timed_wait(struct store_db *db, int64_t wait)
 {
-	struct timespec ts;
+	struct timespec ts = lru_deadline(CLOCK_MONOTONIC, wait);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += wait / 1000;
-	ts.tv_nsec += (wait % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
 	pthread_cond_timedwait(&db->qcond, &db->qlock, &ts);
 }
 
@@ -697,14 +680,14 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct ingest_job *batch = NULL, **tail = &batch, *j, *next;
 		uint64_t taken = 0;
-		int64_t now = mono_ms(), due = db->next_flush_ms < db->next_maintenance_ms
+		int64_t now = lru_mono_ms(), due = db->next_flush_ms < db->next_maintenance_ms
 						       ? db->next_flush_ms : db->next_maintenance_ms;
 		bool closing;
 
 		pthread_mutex_lock(&db->qlock);
 		while (!db->head && !db->closing && now < due) {
 			timed_wait(db, due - now);
-			now = mono_ms();
+			now = lru_mono_ms();
 		}
 		/*
 		 * group commit: everything queued, up to batch-max snapshots. A thin
@@ -718,7 +701,7 @@ static void *writer_main(void *arg)
 		while (db->head && !db->closing && db->gap_ms < (double)db->cfg->commit_delay_ms &&
 		       db->queued < (uint64_t)(db->last_taken > 2 ? db->last_taken : 2) &&
 		       db->queued < (uint64_t)db->cfg->batch_max &&
-		       (now = mono_ms()) < db->head->queued_ms + (int64_t)db->cfg->commit_delay_ms)
+		       (now = lru_mono_ms()) < db->head->queued_ms + (int64_t)db->cfg->commit_delay_ms)
 			timed_wait(db, db->head->queued_ms + (int64_t)db->cfg->commit_delay_ms - now);
 		while (db->head && (!taken || taken + db->head->n <= (uint64_t)db->cfg->batch_max)) {
 			j = db->head;
@@ -753,7 +736,7 @@ static void *writer_main(void *arg)
 				j->done(j);
 			}
 		}
-		now = mono_ms();
+		now = lru_mono_ms();
 		if (now >= db->next_flush_ms || closing) {
 			flush_rollups(db);
 			db->next_flush_ms = now + (int64_t)db->cfg->rollup_flush_ms;
@@ -776,7 +759,7 @@ int db_submit(struct store_db *db, struct ingest_job *job)
 		rc = -1;
 	} else {
 		job->next = NULL;
-		job->queued_ms = mono_ms();
+		job->queued_ms = lru_mono_ms();
 		if (db->last_submit_ms) {
 			double gap = (double)(job->queued_ms - db->last_submit_ms);
 
@@ -1010,8 +993,8 @@ int db_open(struct store_db **out, const struct store_config *cfg, struct metric
 	sqlite3_finalize(st);
 	if (recover_rollups(db, errbuf, size))
 		return -1;
-	db->next_flush_ms = mono_ms() + (int64_t)cfg->rollup_flush_ms;
-	db->next_maintenance_ms = mono_ms();
+	db->next_flush_ms = lru_mono_ms() + (int64_t)cfg->rollup_flush_ms;
+	db->next_maintenance_ms = lru_mono_ms();
 	sqlite3_wal_hook(db->w, wal_hook, db);
 	if (pthread_create(&db->checkpointer, NULL, checkpointer_main, db))
 		return errorf(errbuf, size, "cannot start the checkpoint thread");

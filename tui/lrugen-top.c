@@ -374,14 +374,6 @@ static void update_and_draw(struct top *t, unsigned todo)
 	doupdate();
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static double mono_us(void)
 {
 	struct timespec ts;
@@ -445,7 +437,7 @@ static void bench(struct top *t, unsigned n, const char *out)
 static int run(struct top *t)
 {
 	unsigned todo = TOP_LAYOUT | TOP_DRAW_ALL | (t->have_frame ? 0 : TOP_REFRESH);
-	int64_t next = mono_ms() + (int64_t)t->delay_ms;
+	int64_t next = lru_mono_ms() + (int64_t)t->delay_ms;
 
 	if (t->have_frame)
 		t->refreshes = 1;	/* main() read the first frame */
@@ -455,13 +447,13 @@ static int run(struct top *t)
 
 		if (todo & TOP_REFRESH) {
 			t->refreshes++;
-			next = mono_ms() + (int64_t)t->delay_ms;
+			next = lru_mono_ms() + (int64_t)t->delay_ms;
 		}
 		update_and_draw(t, todo);
 		if (t->max_refreshes && t->refreshes >= t->max_refreshes)
 			return 0;
 		todo = 0;
-		now = mono_ms();
+		now = lru_mono_ms();
 		if (t->paused)
 			timeout(1000);	/* only to let status messages expire */
 		else
@@ -470,7 +462,7 @@ static int run(struct top *t)
 		if (got_signal)
 			return 0;
 		if (ch == ERR) {
-			now = mono_ms();
+			now = lru_mono_ms();
 			if (t->msg[0] && lru_now_ms() >= t->msg_until_ms) {
 				t->msg[0] = '\0';
 				todo |= TOP_DRAW_STATUS;

@@ -117,6 +117,40 @@ static void test_reserve(void **state)
 	lru_snapshot_release(&snap);
 }
 
+/* ms from a to b */
+static int64_t ts_diff_ms(struct timespec a, struct timespec b)
+{
+	return ((int64_t)b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+}
+
+/* a deadline is the clock's now plus ms, normalized; a past one is now */
+static void test_deadline(void **state)
+{
+	static const clockid_t clocks[] = { CLOCK_REALTIME, CLOCK_MONOTONIC };
+	static const int64_t ms[] = { 0, 1, 999, 1000, 1999, 61001, -5 };
+
+	(void)state;
+	for (size_t c = 0; c < 2; c++)
+		for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+			struct timespec before, after, d;
+			int64_t want = ms[i] < 0 ? 0 : ms[i];
+
+			clock_gettime(clocks[c], &before);
+			d = lru_deadline(clocks[c], ms[i]);
+			clock_gettime(clocks[c], &after);
+			assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000);
+			assert_true(ts_diff_ms(before, d) >= want);
+			assert_true(ts_diff_ms(after, d) <= want);
+		}
+	/* lru_mono_ms and lru_now_ms count the same milliseconds */
+	int64_t m0 = lru_mono_ms(), n0 = lru_now_ms();
+	struct timespec sleep = { 0, 20 * 1000000 };
+
+	nanosleep(&sleep, NULL);
+	assert_in_range(lru_mono_ms() - m0, 20, 20 + 5000);
+	assert_in_range(lru_now_ms() - n0, 0, 20 + 5000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_birth_times_and_error_bound),
 		cmocka_unit_test(test_lruvec_pages_skip_evicted),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
