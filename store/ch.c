@@ -549,17 +549,36 @@ static const struct ch_table_def tables_v7[] = {
 	  "taken_ms, " CH_HOST_NODES_COLS ")))) AS r FROM {} FINAL GROUP BY host)" },
 };
 
+/*
+ * Version 8: nodes_latest and memcgs_latest go. Nothing reads them
+ * (host_nodes since version 7; memcgs_by_path since version 3, which the
+ * writer writes the late samples' latest state to), and each made a part on
+ * every replica in every round of INSERTs, fetched and merged like the
+ * others' (2 of the 9 tables a round wrote; memcgs_latest a row per host
+ * and memcg, as large as memcgs_by_path). The views first, so that no
+ * INSERT fires into a table that is gone; memcg_samples stays (its days
+ * expire).
+ */
+static const char *const drops_v8[] = {
+	"nodes_latest_mv", "nodes_latest", "nodes_latest_local",
+	"memcgs_latest_mv", "memcgs_latest_s_mv", "memcgs_latest", "memcgs_latest_local", NULL
+};
+
+/* each version: its new tables (and views), then what it drops */
+#define TABLES(t) { t, sizeof(t) / sizeof(t[0]), NULL }
 static const struct {
 	const struct ch_table_def *t;
 	size_t n;
+	const char *const *drop;
 } schema[] = {
-	{ tables_v1, sizeof(tables_v1) / sizeof(tables_v1[0]) },
-	{ tables_v2, sizeof(tables_v2) / sizeof(tables_v2[0]) },
-	{ tables_v3, sizeof(tables_v3) / sizeof(tables_v3[0]) },
-	{ tables_v4, sizeof(tables_v4) / sizeof(tables_v4[0]) },
-	{ tables_v5, sizeof(tables_v5) / sizeof(tables_v5[0]) },
-	{ tables_v6, sizeof(tables_v6) / sizeof(tables_v6[0]) },
-	{ tables_v7, sizeof(tables_v7) / sizeof(tables_v7[0]) },
+	TABLES(tables_v1),
+	TABLES(tables_v2),
+	TABLES(tables_v3),
+	TABLES(tables_v4),
+	TABLES(tables_v5),
+	TABLES(tables_v6),
+	TABLES(tables_v7),
+	{ NULL, 0, drops_v8 },
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -683,13 +702,20 @@ static int64_t schema_version(struct ch *ch, size_t url, struct lru_error *err)
 	return scalar_at(ch, url, sql, err);
 }
 
-/* The tables of schema version v (1-based), then the row that says it is there. */
+/*
+ * The tables of schema version v (1-based), what it drops, then the row that
+ * says it is there. Run again after a failure, each step is a no-op or
+ * finishes what the last run began (IF NOT EXISTS, IF EXISTS).
+ */
 static enum lru_err migrate_to(struct ch *ch, int64_t v, struct lru_error *err)
 {
 	enum lru_err rc = LRU_OK;
 
 	for (size_t i = 0; !rc && i < schema[v - 1].n; i++)
 		rc = create_table(ch, &schema[v - 1].t[i], err);
+	for (const char *const *d = schema[v - 1].drop; !rc && d && *d; d++)
+		rc = run_ddl(ch, err, "DROP TABLE IF EXISTS %s.%s%s", ch->cfg->ch_database, *d,
+			     ch->on_cluster);
 	if (!rc)
 		rc = run_ddl(ch, err, "INSERT INTO %s.migrations_local VALUES (%" PRId64 ", %" PRId64
 			     ")", ch->cfg->ch_database, v, lru_now_ms());
@@ -732,15 +758,15 @@ static enum lru_err migrate(struct ch *ch, struct lru_error *err)
  * What one round writes, in this order: the marks of the hours that get
  * samples as rollups and of the (hour, path) pairs that get late raw
  * samples (see put_snapshot), rows of wss_samples and of the rollups (and of
- * memcgs_latest for those samples), then of snapshots (the views fill the
+ * memcgs_by_path for those samples), then of snapshots (the views fill the
  * rest). The marks go first: no row is ever left without its mark.
  */
 enum { T_MARKS, T_DIRTY, T_SAMPLES, T_HOURLY, T_HOURLY_N, T_MEMCGS, T_SNAPS, T_NR };
 
-/* the tables of each kind of rows: memcgs_latest's rows are memcgs_by_path's too (v3) */
-static const char *const insert_into[T_NR][2] = {
-	{ "wss_hours_local" }, { "wss_dirty_local" }, { "wss_samples" }, { "wss_hourly" },
-	{ "wss_hourly_n" }, { "memcgs_latest", "memcgs_by_path" }, { "snapshots" }
+/* the table of each kind of rows (T_MEMCGS: memcgs_latest's too before version 8) */
+static const char *const insert_into[T_NR] = {
+	"wss_hours_local", "wss_dirty_local", "wss_samples", "wss_hourly", "wss_hourly_n",
+	"memcgs_by_path", "snapshots"
 };
 
 /* the tables of one replicated table on every server, written on one (no quorum) */
@@ -1372,18 +1398,17 @@ static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error
 
 		if (k == T_DIRTY && b->nr_dirty && (rc = put_dirty(b, err)))
 			break;
-		for (int i = 0; !rc && i < 2 && insert_into[k][i] && b->t[k].len; i++) {
+		if (!rc && b->t[k].len) {
 			int64_t t0 = lru_now_ms();
 
 			if (EVERYWHERE(k))	/* one table on every server */
-				snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database,
-					 insert_into[k][i]);
+				snprintf(tbl, sizeof(tbl), "%s.%s", ch->cfg->ch_database, insert_into[k]);
 			else
-				ch_table(ch, insert_into[k][i], tbl, sizeof(tbl));
+				ch_table(ch, insert_into[k], tbl, sizeof(tbl));
 			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
 			rc = insert(ch, sql, &b->t[k], EVERYWHERE(k) ? NULL : settings,
 				    (long)ch->cfg->ch_timeout_ms, err);
-			log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k][i],
+			log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k],
 				  b->t[k].len, lru_now_ms() - t0);
 		}
 	}

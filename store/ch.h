@@ -28,10 +28,11 @@
  * statements: wss_samples (one row per snapshot and memcg path, sorted by
  * hour first; memcg_samples, sorted by path, before version 5), then the
  * raw snapshots. Materialized views fill the latest-state tables
- * (hosts_latest, hosts_first, nodes_latest, memcgs_latest, and since
- * version 3 memcgs_by_path, sorted by path, and paths) from these INSERTs
- * (a view does not fire on another view's rows: what the writer writes to
- * memcgs_latest itself it writes to memcgs_by_path too). With a cluster
+ * (hosts_latest, hosts_first, since version 3 memcgs_by_path, sorted by
+ * path, and paths, since version 7 host_nodes; nodes_latest and
+ * memcgs_latest until version 8) from these INSERTs (a view does not fire on
+ * another view's rows: the latest state of late samples, which wss_samples
+ * does not get, the writer writes to memcgs_by_path itself). With a cluster
  * each INSERT goes through the Distributed table synchronously
  * (insert_distributed_sync) with insert_quorum = clickhouse-insert-quorum:
  * ClickHouse answers only once that many replicas

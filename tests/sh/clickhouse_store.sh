@@ -50,8 +50,57 @@ check_grep "... then version 4" "schema version 4 created in database lrugen" "$
 check_grep "... then version 5" "schema version 5 created in database lrugen" "$out"
 check_grep "... then version 6" "schema version 6 created in database lrugen" "$out"
 check_grep "... then version 7" "schema version 7 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 7 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-# an upgrade: a database of version 1 is refused until --migrate brings it to 7
+check_grep "... then version 8" "schema version 8 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 8 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 8. Version 8
+# dropped what versions 1 to 7 had and nothing reads (nodes_latest, a row per host and node:
+# version 7 fills host_nodes from it; memcgs_latest, a row per host and memcg: version 3
+# fills memcgs_by_path and paths from it): old_tables makes them again as those versions
+# made them (table, Distributed table, views), their rows from each server's own
+# snapshots and samples (a shard's replicas hold the same hosts: their copies are one row
+# to the replacing engines and to the fills)
+NODE_COLS="node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings"
+MEMCG_COLS="host, path, taken_ms, total, cold, warnings"
+old_tables() {
+	local url
+	chq "CREATE TABLE lrugen.nodes_latest_local ON CLUSTER lrugen (host String, node Int32,
+		taken_ms UInt64, node_mem_total UInt64, node_mem_free UInt64, node_total UInt64,
+		node_cold Array(UInt64), node_warnings UInt32) ENGINE = ReplicatedReplacingMergeTree(
+		'/clickhouse/tables/{shard}/lrugen/nodes_latest', '{replica}', taken_ms)
+		ORDER BY (host, node)" >/dev/null
+	chq "CREATE TABLE lrugen.nodes_latest ON CLUSTER lrugen AS lrugen.nodes_latest_local
+		ENGINE = Distributed(lrugen, lrugen, nodes_latest_local, sipHash64(host))" >/dev/null
+	chq "CREATE MATERIALIZED VIEW lrugen.nodes_latest_mv ON CLUSTER lrugen TO lrugen.nodes_latest_local
+		AS SELECT host, node, taken_ms, node_mem_total, node_mem_free, node_total, node_cold,
+		node_warnings FROM lrugen.snapshots_local ARRAY JOIN $NODE_COLS" >/dev/null
+	chq "CREATE TABLE lrugen.memcgs_latest_local ON CLUSTER lrugen (host String, path String,
+		taken_ms UInt64, total UInt64, cold Array(UInt64), warnings UInt32)
+		ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/lrugen/memcgs_latest',
+		'{replica}', taken_ms) ORDER BY (host, path)" >/dev/null
+	chq "CREATE TABLE lrugen.memcgs_latest ON CLUSTER lrugen AS lrugen.memcgs_latest_local
+		ENGINE = Distributed(lrugen, lrugen, memcgs_latest_local, sipHash64(host))" >/dev/null
+	chq "CREATE MATERIALIZED VIEW lrugen.memcgs_latest_mv ON CLUSTER lrugen TO
+		lrugen.memcgs_latest_local AS SELECT $MEMCG_COLS FROM lrugen.memcg_samples_local" >/dev/null
+	chq "CREATE MATERIALIZED VIEW lrugen.memcgs_latest_s_mv ON CLUSTER lrugen TO
+		lrugen.memcgs_latest_local AS SELECT $MEMCG_COLS FROM lrugen.wss_samples_local" >/dev/null
+	for url in ${CLICKHOUSE_URLS//,/ }; do
+		chq "INSERT INTO lrugen.nodes_latest_local (host, taken_ms, $NODE_COLS) SELECT host,
+			taken_ms, $NODE_COLS FROM lrugen.snapshots_local ARRAY JOIN $NODE_COLS" "$url" >/dev/null
+		chq "INSERT INTO lrugen.memcgs_latest_local SELECT $MEMCG_COLS FROM lrugen.memcgs_by_path_local" \
+			"$url" >/dev/null
+	done
+}
+# the tables and views named nodes_latest* and memcgs_latest* on the 4 servers
+old_count() {
+	local url n=0
+	for url in ${CLICKHOUSE_URLS//,/ }; do
+		n=$((n + $(chq "SELECT count() FROM system.tables WHERE database = 'lrugen' AND
+			(startsWith(name, 'nodes_latest') OR startsWith(name, 'memcgs_latest'))" "$url")))
+	done
+	echo "$n"
+}
+old_tables
+check "a version 1 database: nodes_latest and memcgs_latest, 7 tables and views a server" 28 "$(old_count)"
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 2" >/dev/null
 at_version() {
 	local url
@@ -59,9 +108,9 @@ at_version() {
 		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
 	done
 }
-wait_for "versions 2 to 7 forgotten on every server" 30 at_version 1 && pass
+wait_for "versions 2 to 8 forgotten on every server" 30 at_version 1 && pass
 check_grep "a version 1 database: refused, says to migrate" \
-	"has schema version 1, this lrugen-store needs 7: run lrugen-store --migrate" \
+	"has schema version 1, this lrugen-store needs 8: run lrugen-store --migrate" \
 	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$out"
@@ -70,8 +119,10 @@ check_grep "... and to 4" "schema version 4 created" "$out"
 check_grep "... and to 5" "schema version 5 created" "$out"
 check_grep "... and to 6" "schema version 6 created" "$out"
 check_grep "... and to 7" "schema version 7 created" "$out"
-check "... every server sees version 7" 0 "$(at_version 7; echo $?)"
-for t in snapshots memcg_samples hosts_latest hosts_first nodes_latest memcgs_latest wss_hourly \
+check_grep "... and to 8" "schema version 8 created" "$out"
+check "... every server sees version 8" 0 "$(at_version 8; echo $?)"
+check "... which dropped nodes_latest and memcgs_latest: none on any server" 0 "$(old_count)"
+for t in snapshots memcg_samples hosts_latest hosts_first wss_hourly \
 	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples wss_dirty host_nodes; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
@@ -122,6 +173,7 @@ parity "" /v1/hosts /v1/cold '/v1/cold?by=node' "${BY_MEMCG[@]}" '/v1/rank?need=
 	'/v1/timeline?host=par00003' '/v1/timeline?host=par00005&memcg=*&limit=40' \
 	'/v1/timeline?host=nope' '/v1/wss?memcg_glob=/nope' '/v1/rank?need=x'
 # an upgrade from version 2 with data in it: version 3's tables filled from the older ones
+old_tables
 for t in memcgs_by_path paths; do
 	chq "DROP TABLE lrugen.${t}_mv ON CLUSTER lrugen" >/dev/null
 	chq "DROP TABLE lrugen.$t ON CLUSTER lrugen" >/dev/null
@@ -137,6 +189,7 @@ check_grep "... and the rolled-up paths" "lrugen.paths filled from lrugen.wss_ho
 parity " after the upgrade" "${BY_MEMCG[@]}"
 # an upgrade from version 4 with data in it: wss_samples filled from memcg_samples (where
 # version 4 wrote the raw samples: copied there from wss_samples, one replica a shard)
+old_tables
 for u in "$CH_1_1_HTTP" "$CH_2_1_HTTP"; do
 	chq "INSERT INTO lrugen.memcg_samples_local SELECT path, host, boot_id, seq, taken_ms, total,
 		cold, warnings FROM lrugen.wss_samples_local" "$u" >/dev/null
@@ -191,16 +244,21 @@ NODES_Q=('/v1/cold?by=node' '/v1/cold?by=node&limit=3&threshold=1h' '/v1/cold?li
 parity " with a host that lost a node" "${NODES_Q[@]}"
 check "... cut at 3 of all the nodes" "3 $((24 * 2 + 1)) true" \
 	"$(q "$A_URL" '/v1/cold?by=node&limit=3' | jq -r '"\(.rows | length) \(.rows_total) \(.truncated)"')"
-# an upgrade from version 6: host_nodes filled from nodes_latest, the host's lost node left out
+# an upgrade from version 6: host_nodes filled from nodes_latest, the host's lost node left
+# out, then the old tables dropped again (version 8)
 chq "DROP TABLE lrugen.host_nodes_mv ON CLUSTER lrugen" >/dev/null
 chq "DROP TABLE lrugen.host_nodes ON CLUSTER lrugen" >/dev/null
 chq "DROP TABLE lrugen.host_nodes_local ON CLUSTER lrugen" >/dev/null
+old_tables
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 7" >/dev/null
 wait_for "a version 6 database with data" 30 at_version 6 && pass
+check "... with the old tables on every server" 28 "$(old_count)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate 6 to 7 fills host_nodes" "lrugen.host_nodes filled from lrugen.nodes_latest in" "$out"
+check_grep "... then to 8" "schema version 8 created" "$out"
+check "... which drops the old tables: none on any server" 0 "$(old_count)"
 check "... the host that lost a node: node 0 only" "[0] [0]" "$(shrink_nodes "$A_URL")"
-parity " after the upgrade to 7" "${NODES_Q[@]}"
+parity " after the upgrade to 7 and 8" "${NODES_Q[@]}"
 check "timeline pages: 40 points then a cursor" "40 true" \
 	"$(q "$A_URL" '/v1/timeline?host=par00005&memcg=*&limit=40' | jq -r '"\(.points) \(.truncated)"')"
 for path in '/v1/latest' '/v1/latest?host=par00002&memcg_glob=/job*' '/v1/latest?limit=5' \
@@ -383,7 +441,7 @@ s2=$(job_samples "$(wssq "" "$SQ_URL")")
 check "late snapshots of the rolled-up day acknowledged" 6 "$(acked late)"
 check "... none of their samples raw" 0 "$(samples_of late)"
 check "... the latest state of their hosts' memcgs kept" 1 \
-	"$(chq "SELECT count() > 0 FROM lrugen.memcgs_latest FINAL WHERE startsWith(host, 'late')")"
+	"$(chq "SELECT count() > 0 FROM lrugen.memcgs_by_path FINAL WHERE startsWith(host, 'late')")"
 check "... their hours marked for them" 1 \
 	"$(chq "SELECT count() > 0 FROM lrugen.wss_hours_local FINAL WHERE part = 0 AND $OLD_HOURS")"
 w2=$(wssq "")
