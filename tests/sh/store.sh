@@ -55,6 +55,14 @@ check_grep "a negative roll-up memory cap: refused, named" "--clickhouse-rollup-
 check_grep "a roll-up spill not under its memory cap: refused, both named" \
 	"clickhouse-rollup-spill \(1\.0 GiB\) must be under clickhouse-rollup-memory \(1\.0 GiB" \
 	"$("$STORE_BIN" --db "$tmp/x.db" --clickhouse-rollup-spill 1G --clickhouse-rollup-memory 1G 2>&1)"
+out=$("$STORE_BIN" --db "$tmp/x.db" --clickhouse-insert-interval 2h 2>&1)
+check "an insert interval past a minute: a usage error" 2 $?
+check_grep "... naming it, the value and the range" "--clickhouse-insert-interval 2h: out of range \(0 to 1m\)" "$out"
+check_grep "an insert interval that is not a duration: named" \
+	"--clickhouse-insert-interval soon: duration 'soon' does not start with a number" \
+	"$("$STORE_BIN" --db "$tmp/x.db" --clickhouse-insert-interval soon 2>&1)"
+check_grep "... in a config file too, with its line" "ivl.conf:1: clickhouse-insert-interval = -1s: duration '-1s'" \
+	"$(printf 'clickhouse-insert-interval = -1s\n' >"$tmp/ivl.conf"; "$STORE_BIN" --config "$tmp/ivl.conf" --db "$tmp/x.db" 2>&1)"
 check "hash-token is SHA-256" "$(printf abc | sha256sum | cut -d' ' -f1)" \
 	"$(printf 'abc\n' | "$STORE_BIN" --hash-token)"
 
