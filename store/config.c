@@ -120,7 +120,8 @@ static const struct lru_set_def defs[] = {
 	{ "rollup-flush", LRU_SET_DURATION, F(rollup_flush_ms), "1m", SEC, HOUR, "DUR",
 	  "write the in-memory hourly rollups to the database this often", NULL },
 	{ "maintenance-interval", LRU_SET_DURATION, F(maintenance_ms), "1m", SEC, DAY, "DUR",
-	  "look for expired snapshots and rollups this often", NULL },
+	  "look for expired snapshots and rollups this often (ClickHouse: also roll hours "
+	  "up and compact the latest-state tables)", NULL },
 	{ "stale-after", LRU_SET_DURATION, F(stale_after_ms), "10m", 0, 365 * DAY, "DUR",
 	  "rank leaves out hosts whose latest snapshot is older than this (0: never)", NULL },
 

@@ -567,6 +567,46 @@ check "... every sample counted, none from the lagging replica only" "$before" \
 chq "SYSTEM START FETCHES" "$CH_1_1_HTTP" >/dev/null
 stop_fe W
 
+# ---- compaction: the latest-state tables merged down -----------------------------------
+# (read FINAL, their parts cost every query; 18.16's merges leave a tail of small ones)
+# Rounds of INSERTs with merges stopped leave a part a round in each; once merges run
+# again, a front-end's maintenance compacts them to 2 parts on every server (the part last
+# inserted with insert_quorum never merges in 18.16), and the answers stay the same.
+CT=("${CH[@]}" --clickhouse-database compact --config "$tmp/tokens.conf" --stale-after 1d)
+out=$("$STORE_BIN" "${CT[@]}" --migrate 2>&1) || fail "--migrate of database compact: $out"
+parts_of() {	# the active parts of host_nodes, hosts_latest and memcgs_by_path on server $1
+	chq "SELECT arrayStringConcat(groupArray(toString(c)), ' ') FROM (SELECT table, count() AS c
+		FROM system.parts WHERE active AND database = 'compact' AND table IN
+		('hosts_latest_local', 'host_nodes_local', 'memcgs_by_path_local') GROUP BY table
+		ORDER BY table)" "$1"
+}
+all_parts() { local u; for u in ${CLICKHOUSE_URLS//,/ }; do parts_of "$u"; done | paste -sd' '; }
+compacted() { [[ $(all_parts) =~ ^([12]( |$))+$ ]]; }
+for u in ${CLICKHOUSE_URLS//,/ }; do chq "SYSTEM STOP MERGES" "$u" >/dev/null; done
+start_fe W "${CT[@]}" --maintenance-interval 1d || { finish; exit 1; }
+t0=$(date +%s%3N)
+for r in 1 2 3 4 5 6; do
+	SIM_NOW=$((t0 - (7 - r) * 1000)) sim "$W_URL" "cp$r-" --hosts 6 --memcgs 3 --nodes 2 \
+		--cycles 1 >/dev/null
+	sleep 0.2	# (rounds: a front-end waits 100 ms without a snapshot before it writes)
+done
+before=$(all_parts)
+for u in ${CLICKHOUSE_URLS//,/ }; do chq "SYSTEM START MERGES" "$u" >/dev/null; done
+check "6 rounds, merges stopped: 6 hosts each, acknowledged" "6 6 6 6 6 6" \
+	"$(for r in 1 2 3 4 5 6; do acked "cp$r-"; done | paste -sd' ')"
+least=$(tr ' ' '\n' <<<"$before" | sort -n | head -n 1)
+check "... more than 2 parts of each table on every server (were: $before)" "12 1" \
+	"$(wc -w <<<"$before") $((least > 2))"
+CQ=('/v1/rank?need=1G' '/v1/rank?need=1G&per_node=true' '/v1/cold?by=node' '/v1/cold?by=memcg'
+	'/v1/cold?by=memcg&memcg_glob=/jobs/*' '/v1/hosts')
+answers=$(for p in "${CQ[@]}"; do q "$W_URL" "$p"; done)
+check_grep "... answered" '"host": "cp6-' "$answers"
+stop_fe W
+start_fe W "${CT[@]}" --maintenance-interval 1s || { finish; exit 1; }
+wait_for "the maintenance to compact them to 2 parts (were: $before)" 60 compacted && pass
+check "... the same answers" "$answers" "$(for p in "${CQ[@]}"; do q "$W_URL" "$p"; done)"
+stop_fe W
+
 # ---- moving a sqlite store into ClickHouse: --import-sqlite -----------------------------
 # a sqlite store that keeps 3-day-old days as rollups only, and recent raw snapshots
 mkdir -p "$tmp/e"
