@@ -29,8 +29,8 @@
  * hour first; memcg_samples, sorted by path, before version 5), then the
  * raw snapshots. Materialized views fill the latest-state tables
  * (hosts_latest, hosts_first, since version 3 memcgs_by_path, sorted by
- * path, and paths, since version 7 host_nodes; nodes_latest and
- * memcgs_latest until version 8) from these INSERTs (a view does not fire on
+ * path, and paths, since version 9 node_state; host_nodes from version 7 to 8,
+ * nodes_latest and memcgs_latest until version 8) from these INSERTs (a view does not fire on
  * another view's rows: the latest state of late samples, which wss_samples
  * does not get, the writer writes to memcgs_by_path itself). With a cluster
  * each INSERT goes through the Distributed table synchronously
@@ -109,11 +109,16 @@ enum lru_err ch_select(struct ch *ch, const char *sql, struct lru_buf *out,
 const char *ch_table(const struct ch *ch, const char *name, char *buf, size_t size);
 
 /*
- * host_nodes' arrays (schema version 7: a row per host, the nodes of its
- * latest snapshot): "FROM DB.host_nodes FINAL ARRAY JOIN " CH_HOST_NODES_COLS
- * reads a row per host and node, its columns named node_* but node.
+ * node_state (schema version 9): a row per host, the nodes of its latest
+ * snapshot as arrays (node, node_mem_total, node_mem_free, node_total,
+ * node_cold_1 .. node_cold_8, node_warnings); "FROM DB.node_state FINAL
+ * ARRAY JOIN node, ..." reads a row per host and node. node_cold_K is the
+ * cold bytes at the K-th threshold (lru_fleet's, K = 1 .. 8). Join only
+ * the arrays a query reads: FINAL carries every column read through its
+ * merge.
  */
-#define CH_HOST_NODES_COLS "node, node_mem_total, node_mem_free, node_total, node_cold, node_warnings"
+#define CH_NODE_COLD_COLS "node_cold_1, node_cold_2, node_cold_3, node_cold_4, node_cold_5, " \
+	"node_cold_6, node_cold_7, node_cold_8"
 /* the hour (since the epoch) of taken_ms, as Int64 like the rollups' (wss_samples' hour) */
 #define CH_HOUR_OF_TAKEN "toInt64(intDiv(taken_ms, 3600000))"
 /*

@@ -633,12 +633,19 @@ static int ch_path_prefix(struct lru_buf *sql, const char *glob)
 /* a saturated sum of a UInt64 column, as lru_sat_add_u64 adds */
 #define CH_SAT_SUM(c) "toUInt64(least(sum(toDecimal128(" c ", 0)), 18446744073709551615))"
 
+/* the cold bytes at threshold k: hosts_latest's cold[k + 1], node_state's node_cold_<k + 1> */
+static const char *ch_cold_col(bool node, unsigned k, char buf[24])
+{
+	snprintf(buf, 24, node ? "node_cold_%u" : "cold[%u]", k + 1);
+	return buf;
+}
+
 /*
  * The totals of cold by host or node (sat_sum of total and cold, bitwise OR
  * of the warnings) and how many rows there are, summed by the store: cold
  * then reads only the first rows (rs->summed).
  */
-static int cold_ch_totals(struct query *q, const char *from, const char *c, unsigned k,
+static int cold_ch_totals(struct query *q, const char *from, const char *c, const char *cold,
 			  struct cold_rows *rs)
 {
 	char sql[1024];
@@ -646,7 +653,7 @@ static int cold_ch_totals(struct query *q, const char *from, const char *c, unsi
 	int rc;
 
 	snprintf(sql, sizeof(sql), "SELECT count(), " CH_SAT_SUM("%stotal") ", "
-		 CH_SAT_SUM("%scold[%u]") ", groupBitOr(%swarnings), %s FROM %s", c, c, k + 1, c,
+		 CH_SAT_SUM("%s") ", groupBitOr(%swarnings), %s FROM %s", c, cold, c,
 		 *c ? "0" : "groupBitOr(host_warnings)", from);
 	if (!iter_ch(q, &it, sql))
 		return -1;
@@ -674,7 +681,7 @@ static int cold_ch_totals(struct query *q, const char *from, const char *c, unsi
 static int cold_ch(struct query *q, int mode, unsigned k, uint64_t limit, const char *glob,
 		   struct cold_rows *rs)
 {
-	char t[160], h[160], from[256], lim[48] = "";
+	char t[160], h[160], from[256], lim[48] = "", cold[24];
 	const char *c = mode == 1 ? "node_" : "";
 	struct lru_buf sql;
 	struct iter it;
@@ -682,23 +689,25 @@ static int cold_ch(struct query *q, int mode, unsigned k, uint64_t limit, const 
 
 	lru_buf_init(&sql);
 	ch_table(q->ch, "hosts_latest", h, sizeof(h));
+	ch_cold_col(mode == 1, k, cold);
 	if (limit)
 		snprintf(lim, sizeof(lim), " LIMIT %" PRIu64, limit);
 	if (mode == 0)
 		snprintf(from, sizeof(from), "%s FINAL", h);
-	else if (mode == 1)
-		snprintf(from, sizeof(from), "%s FINAL ARRAY JOIN " CH_HOST_NODES_COLS,
-			 ch_table(q->ch, "host_nodes", t, sizeof(t)));
-	if (mode != 2 && cold_ch_totals(q, from, c, k, rs))
+	else if (mode == 1)	/* the totals join the arrays they read only (see ch.h) */
+		snprintf(from, sizeof(from), "%s FINAL ARRAY JOIN node_total, %s, node_warnings",
+			 ch_table(q->ch, "node_state", t, sizeof(t)), cold);
+	if (mode != 2 && cold_ch_totals(q, from, c, cold, rs))
 		return -1;
 	if (mode == 0)
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, taken_ms, total, " CH_COLD("") ", warnings, "
-				    "host_warnings FROM %s ORDER BY cold[%u] DESC, host%s", from,
-				    k + 1, lim) ? -1 : 0;
+				    "host_warnings FROM %s ORDER BY %s DESC, host%s", from, cold,
+				    lim) ? -1 : 0;
 	else if (mode == 1)
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, node, taken_ms, node_total, "
-				    CH_COLD("node_") ", node_warnings FROM %s ORDER BY node_cold[%u] "
-				    "DESC, host, node%s", from, k + 1, lim) ? -1 : 0;
+				    CH_NODE_COLD_COLS ", node_warnings FROM %s FINAL ARRAY JOIN node, "
+				    "node_total, " CH_NODE_COLD_COLS ", node_warnings ORDER BY %s DESC, "
+				    "host, node%s", t, cold, lim) ? -1 : 0;
 	else if (!glob || !lru_fleet_glob_prefix(glob))	/* every path: every host's latest */
 		rc = lru_buf_printf(&sql, NULL, "SELECT host, path, taken_ms, total, " CH_COLD("")
 				    ", warnings FROM %s FINAL WHERE (host, taken_ms) IN (SELECT host, "
@@ -900,36 +909,42 @@ static int rank_sqlite(struct query *q, bool per_node, unsigned k, uint64_t need
 }
 
 /*
- * Per node: host_nodes' arrays joined, a row per node of each host's latest
- * snapshot (their columns are node_*).
+ * Per node: node_state's arrays joined, a row per node of each host's latest
+ * snapshot (their columns are node_*), only those each statement reads.
  */
 static int rank_ch(struct query *q, bool per_node, unsigned k, uint64_t need, int64_t fresh,
 		   uint64_t limit, int64_t *count, struct iter *it)
 {
-	char sql[1024], from[256], where[512], lim[48] = "";
+	char sql[1024], tbl[160], where[512], lim[48] = "", cold[24];
 	const char *c = per_node ? "node_" : "";
 	struct iter cnt;
-	size_t n;
 
-	n = (size_t)snprintf(from, sizeof(from), "%s FINAL",
-			     ch_table(q->ch, per_node ? "host_nodes" : "hosts_latest", sql, sizeof(sql)));
-	if (per_node)
-		snprintf(from + n, sizeof(from) - n, " ARRAY JOIN " CH_HOST_NODES_COLS);
+	ch_table(q->ch, per_node ? "node_state" : "hosts_latest", tbl, sizeof(tbl));
+	ch_cold_col(per_node, k, cold);
 	/* offers past 2^64 saturate, as lru_sat_add_u64 does */
-	snprintf(where, sizeof(where), "WHERE least(toDecimal128(%smem_free, 0) + %scold[%u], "
-		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64, c, c, k + 1,
+	snprintf(where, sizeof(where), "WHERE least(toDecimal128(%smem_free, 0) + %s, "
+		 "18446744073709551615) >= %" PRIu64 " AND taken_ms >= %" PRId64, c, cold,
 		 need, fresh > 0 ? fresh : 0);
-	snprintf(sql, sizeof(sql), "SELECT count() FROM %s %s", from, where);
+	if (per_node)
+		snprintf(sql, sizeof(sql), "SELECT count() FROM %s FINAL ARRAY JOIN node_mem_free, %s "
+			 "%s", tbl, cold, where);
+	else
+		snprintf(sql, sizeof(sql), "SELECT count() FROM %s FINAL %s", tbl, where);
 	if (!iter_ch(q, &cnt, sql))
 		return -1;
 	*count = iter_next(&cnt) == 1 ? row_i64(&cnt.r, 0) : 0;
 	iter_release(&cnt);
 	if (limit)
 		snprintf(lim, sizeof(lim), " LIMIT %" PRIu64, limit);
-	snprintf(sql, sizeof(sql), "SELECT host, %s, %smem_total, %smem_free, %scold[%u], taken_ms, "
-		 "%swarnings, %s FROM %s %s ORDER BY %smem_free + %scold[%u] DESC, host%s%s",
-		 per_node ? "node" : "-1", c, c, c, k + 1, c, per_node ? "0" : "host_warnings",
-		 from, where, c, c, k + 1, per_node ? ", node" : "", lim);
+	if (per_node)
+		snprintf(sql, sizeof(sql), "SELECT host, node, node_mem_total, node_mem_free, %s, "
+			 "taken_ms, node_warnings, 0 FROM %s FINAL ARRAY JOIN node, node_mem_total, "
+			 "node_mem_free, %s, node_warnings %s ORDER BY node_mem_free + %s DESC, host, "
+			 "node%s", cold, tbl, cold, where, cold, lim);
+	else
+		snprintf(sql, sizeof(sql), "SELECT host, -1, mem_total, mem_free, %s, taken_ms, "
+			 "warnings, host_warnings FROM %s FINAL %s ORDER BY mem_free + %s DESC, "
+			 "host%s", cold, tbl, where, cold, lim);
 	return iter_ch(q, it, sql) ? 0 : -1;
 }
 

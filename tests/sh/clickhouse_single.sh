@@ -23,7 +23,7 @@ CH=(--backend clickhouse --clickhouse-url "$CLICKHOUSE_URLS" --clickhouse-user l
 
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check "--migrate on one server" 0 $?
-check_grep "... creates version 8" "schema version 8 created in database lrugen" "$out"
+check_grep "... creates version 9" "schema version 9 created in database lrugen" "$out"
 check "... plain (not replicated) tables, none distributed, each a *_local MergeTree" "0 0 14 14" \
 	"$(chq "SELECT countIf(engine LIKE 'Replicated%'), countIf(engine = 'Distributed'),
 		countIf(engine LIKE '%MergeTree'), countIf(endsWith(name, '_local') AND
@@ -378,10 +378,10 @@ start_fe A "${VER[@]}" --config "$tmp/tokens.conf" --maintenance-interval 1s || 
 ONE=(--hosts 1 --memcgs 2 --nodes 1 --history 2m --step 2m)
 check_grep "a front-end at its database's version takes a snapshot" "^sent=1 accepted=1 " \
 	"$(sim "$A_URL" v1 "${ONE[@]}")"
-chq "INSERT INTO ver.migrations_local VALUES (9, $(date +%s%3N))" >/dev/null
+chq "INSERT INTO ver.migrations_local VALUES (10, $(date +%s%3N))" >/dev/null
 refusing() { [[ $(STORE_URL=$A_URL http GET /healthz) == 503* ]]; }
-wait_for "... the database migrated to version 9 meanwhile: /healthz answers 503" 10 refusing && pass
-check_grep "... saying why" "migrated to schema version 9, this lrugen-store writes version 8: upgrade it" \
+wait_for "... the database migrated to version 10 meanwhile: /healthz answers 503" 10 refusing && pass
+check_grep "... saying why" "migrated to schema version 10, this lrugen-store writes version 9: upgrade it" \
 	"$(STORE_URL=$A_URL http GET /healthz)"
 check_grep "... a snapshot refused (503: the collector keeps it)" "^sent=1 accepted=0 duplicates=0 errors=1" \
 	"$(sim "$A_URL" v2 "${ONE[@]}")"
@@ -389,7 +389,7 @@ check_grep "... with HTTP 503" "HTTP 503" "$(tail -n 1 "$tmp/fleetsim.err")"
 check "... none of it written" "1 0" \
 	"$(chq "SELECT countIf(startsWith(host, 'v1')), countIf(startsWith(host, 'v2')) FROM ver.snapshots_local" |
 		tr '\t' ' ')"
-check "... logged once" 1 "$(grep -c "was migrated to schema version 9" "$A_LOG")"
+check "... logged once" 1 "$(grep -c "was migrated to schema version 10" "$A_LOG")"
 stop_fe A
 
 finish

@@ -51,8 +51,9 @@ check_grep "... then version 5" "schema version 5 created in database lrugen" "$
 check_grep "... then version 6" "schema version 6 created in database lrugen" "$out"
 check_grep "... then version 7" "schema version 7 created in database lrugen" "$out"
 check_grep "... then version 8" "schema version 8 created in database lrugen" "$out"
-check_grep "--migrate again: current" "schema version 8 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
-# an upgrade: a database of version 1 is refused until --migrate brings it to 8. Version 8
+check_grep "... then version 9" "schema version 9 created in database lrugen" "$out"
+check_grep "--migrate again: current" "schema version 9 is current" "$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)"
+# an upgrade: a database of version 1 is refused until --migrate brings it to 9. Version 8
 # dropped what versions 1 to 7 had and nothing reads (nodes_latest, a row per host and node:
 # version 7 fills host_nodes from it; memcgs_latest, a row per host and memcg: version 3
 # fills memcgs_by_path and paths from it): old_tables makes them again as those versions
@@ -108,9 +109,9 @@ at_version() {
 		[[ $(chq "SELECT max(version) FROM lrugen.migrations_local" "$url") == "$1" ]] || return 1
 	done
 }
-wait_for "versions 2 to 8 forgotten on every server" 30 at_version 1 && pass
+wait_for "versions 2 to 9 forgotten on every server" 30 at_version 1 && pass
 check_grep "a version 1 database: refused, says to migrate" \
-	"has schema version 1, this lrugen-store needs 8: run lrugen-store --migrate" \
+	"has schema version 1, this lrugen-store needs 9: run lrugen-store --migrate" \
 	"$("$STORE_BIN" "${CH[@]}" --config "$tmp/tokens.conf" --listen 127.0.0.1:0 2>&1)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate upgrades 1 to 2" "schema version 2 created" "$out"
@@ -120,10 +121,11 @@ check_grep "... and to 5" "schema version 5 created" "$out"
 check_grep "... and to 6" "schema version 6 created" "$out"
 check_grep "... and to 7" "schema version 7 created" "$out"
 check_grep "... and to 8" "schema version 8 created" "$out"
-check "... every server sees version 8" 0 "$(at_version 8; echo $?)"
+check_grep "... and to 9" "schema version 9 created" "$out"
+check "... every server sees version 9" 0 "$(at_version 9; echo $?)"
 check "... which dropped nodes_latest and memcgs_latest: none on any server" 0 "$(old_count)"
 for t in snapshots memcg_samples hosts_latest hosts_first wss_hourly \
-	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples wss_dirty host_nodes; do
+	wss_hourly_n wss_days memcgs_by_path paths wss_hours wss_samples wss_dirty node_state; do
 	n=0
 	for url in ${CLICKHOUSE_URLS//,/ }; do
 		n=$((n + $(curl -s -H "X-ClickHouse-User: lrugen" -H "X-ClickHouse-Key: $pw" --data-binary \
@@ -245,10 +247,11 @@ parity " with a host that lost a node" "${NODES_Q[@]}"
 check "... cut at 3 of all the nodes" "3 $((24 * 2 + 1)) true" \
 	"$(q "$A_URL" '/v1/cold?by=node&limit=3' | jq -r '"\(.rows | length) \(.rows_total) \(.truncated)"')"
 # an upgrade from version 6: host_nodes filled from nodes_latest, the host's lost node left
-# out, then the old tables dropped again (version 8)
-chq "DROP TABLE lrugen.host_nodes_mv ON CLUSTER lrugen" >/dev/null
-chq "DROP TABLE lrugen.host_nodes ON CLUSTER lrugen" >/dev/null
-chq "DROP TABLE lrugen.host_nodes_local ON CLUSTER lrugen" >/dev/null
+# out, then the old tables dropped again (version 8), then node_state filled from host_nodes,
+# which goes (version 9)
+for t in node_state_mv node_state node_state_local; do
+	chq "DROP TABLE lrugen.$t ON CLUSTER lrugen" >/dev/null
+done
 old_tables
 chq "ALTER TABLE lrugen.migrations_local ON CLUSTER lrugen DELETE WHERE version >= 7" >/dev/null
 wait_for "a version 6 database with data" 30 at_version 6 && pass
@@ -256,6 +259,11 @@ check "... with the old tables on every server" 28 "$(old_count)"
 out=$("$STORE_BIN" "${CH[@]}" --migrate 2>&1)
 check_grep "--migrate 6 to 7 fills host_nodes" "lrugen.host_nodes filled from lrugen.nodes_latest in" "$out"
 check_grep "... then to 8" "schema version 8 created" "$out"
+check_grep "... then to 9, filling node_state from host_nodes" \
+	"lrugen.node_state filled from lrugen.host_nodes in" "$out"
+check "... which drops host_nodes: none on any server" "0 0 0 0" "$(for u in ${CLICKHOUSE_URLS//,/ }; do
+	chq "SELECT count() FROM system.tables WHERE database = 'lrugen' AND startsWith(name, 'host_nodes')" "$u"
+done | paste -sd' ')"
 check "... which drops the old tables: none on any server" 0 "$(old_count)"
 check "... the host that lost a node: node 0 only" "[0] [0]" "$(shrink_nodes "$A_URL")"
 parity " after the upgrade to 7 and 8" "${NODES_Q[@]}"
@@ -574,10 +582,10 @@ stop_fe W
 # inserted with insert_quorum never merges in 18.16), and the answers stay the same.
 CT=("${CH[@]}" --clickhouse-database compact --config "$tmp/tokens.conf" --stale-after 1d)
 out=$("$STORE_BIN" "${CT[@]}" --migrate 2>&1) || fail "--migrate of database compact: $out"
-parts_of() {	# the active parts of host_nodes, hosts_latest and memcgs_by_path on server $1
+parts_of() {	# the active parts of hosts_latest, memcgs_by_path and node_state on server $1
 	chq "SELECT arrayStringConcat(groupArray(toString(c)), ' ') FROM (SELECT table, count() AS c
 		FROM system.parts WHERE active AND database = 'compact' AND table IN
-		('hosts_latest_local', 'host_nodes_local', 'memcgs_by_path_local') GROUP BY table
+		('hosts_latest_local', 'memcgs_by_path_local', 'node_state_local') GROUP BY table
 		ORDER BY table)" "$1"
 }
 all_parts() { local u; for u in ${CLICKHOUSE_URLS//,/ }; do parts_of "$u"; done | paste -sd' '; }
