@@ -591,7 +591,8 @@ static const struct ch_table_def tables_v9[] = {
 static const char *const drops_v9[] = { "host_nodes_mv", "host_nodes", "host_nodes_local", NULL };
 
 /* each version: its new tables (and views), then what it drops */
-#define TABLES(t) { t, sizeof(t) / sizeof(t[0]), NULL }
+#define TABLES_DROP(t, d) { t, sizeof(t) / sizeof(t[0]), d }
+#define TABLES(t) TABLES_DROP(t, NULL)
 static const struct {
 	const struct ch_table_def *t;
 	size_t n;
@@ -605,7 +606,7 @@ static const struct {
 	TABLES(tables_v6),
 	TABLES(tables_v7),
 	{ NULL, 0, drops_v8 },
-	{ tables_v9, sizeof(tables_v9) / sizeof(tables_v9[0]), drops_v9 },
+	TABLES_DROP(tables_v9, drops_v9),
 };
 
 #define SCHEMA_VERSION ((int64_t)(sizeof(schema) / sizeof(schema[0])))
@@ -2348,17 +2349,18 @@ static int64_t parts_at(struct ch *ch, size_t u, const char *table, bool *leader
 	return n;
 }
 
-/* compact table on server u (see compacted[]) */
-static void compact_at(struct ch *ch, size_t u, const char *table)
+/* compact table on server u, which holds parts of it now (see compacted[]) */
+static void compact_at(struct ch *ch, size_t u, const char *table, int64_t parts)
 {
 	struct lru_error err;
-	int64_t parts, before = INT64_MAX;
+	int64_t before = INT64_MAX;
 	char sql[256];
 	bool leader;
 
 	snprintf(sql, sizeof(sql), "OPTIMIZE TABLE %s.%s_local", ch->cfg->ch_database, table);
 	for (int step = 0; step < COMPACT_STEPS && !stopping(ch); step++) {
-		parts = parts_at(ch, u, table, &leader);
+		if (step)
+			parts = parts_at(ch, u, table, &leader);
 		if (parts <= COMPACT_PARTS || parts >= before)
 			return;
 		before = parts;
@@ -2386,6 +2388,7 @@ static void ch_compact(struct ch *ch)
 
 		for (size_t u = 0; u < n && !stopping(ch); u++) {
 			size_t s = shard[u], pick = n;
+			int64_t parts = -1, p;
 			bool leader = false;
 
 			if ((cluster && !s) || s > MAX_SHARDS || done[s])
@@ -2393,11 +2396,13 @@ static void ch_compact(struct ch *ch)
 			done[s] = true;
 			/* the shard's leader for the table, else its first server that answers */
 			for (size_t v = u; v < n && !leader; v++)
-				if (shard[v] == s && parts_at(ch, v, compacted[i], &leader) >= 0 &&
-				    (leader || pick == n))
+				if (shard[v] == s && (p = parts_at(ch, v, compacted[i], &leader)) >= 0 &&
+				    (leader || pick == n)) {
 					pick = v;
+					parts = p;
+				}
 			if (pick < n)
-				compact_at(ch, pick, compacted[i]);
+				compact_at(ch, pick, compacted[i], parts);
 		}
 	}
 	free(shard);
