@@ -112,11 +112,15 @@ scenario_check() {
 	vm_assert_grep "text output: what was freed" "freed (79|80)\.[0-9] MiB \(anon .*, file .*\)" "$r/text.txt"
 	# A second pass finds next to nothing idle that long: usually no generation at
 	# all, now and then a few pages the first pass could not isolate (a page under
-	# a concurrent fault) that kept the oldest generation alive.
+	# a concurrent fault) that kept the oldest generation alive, or hot pages
+	# the guest did not touch between two agings. Under CI's load (TCG, the
+	# other core busy) that was 843,776, 909,312 and 925,696 bytes (1.0-1.1%
+	# of the cold set) in three CI runs, each passing on its retry; alone,
+	# 5 runs of 5 stayed under 1%: the bound is 2%.
 	local again
 	again=$(jq '[.[].asked_bytes] | add' "$r/again.json" 2>/dev/null)
-	vm_assert_le "a second pass finds <= 1% of the cold set idle that long (got $again bytes)" \
-		"${again:-x}" $(((80 << 20) / 100))
+	vm_assert_le "a second pass finds <= 2% of the cold set idle that long (got $again bytes)" \
+		"${again:-x}" $(((80 << 20) / 50))
 	vm_assert_grep "a second pass: node 0 holds none of web's pages" "node 0: nothing to evict" "$r/again.txt"
 	vm_assert_grep "anon went to zram" '^/dev/zram0[[:space:]]+partition[[:space:]]+[0-9]+[[:space:]]+[1-9]' "$r/swaps"
 }
