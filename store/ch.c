@@ -1405,6 +1405,58 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
 	}
 }
 
+/* how long the marks of a round wait for every server (marks_settings) */
+#define MARKS_QUORUM_TIMEOUT_MS "10000"
+
+/*
+ * The settings of the first INSERT of marks (tables one on every server),
+ * in set (5 entries; n holds the number as text), with insert_quorum the
+ * number of replicas the table has: every server. A query reads the marks
+ * once, on the server its front-end asks (ch_rolled_hours,
+ * ch_dirty_pairs), and that may not be the one they were written to: were
+ * the round's samples acknowledged before that server saw their marks,
+ * its answers would leave them out (their hours or pairs read from the
+ * rollups only) until the marks replicated. So the round waits until
+ * every server holds them, MARKS_QUORUM_TIMEOUT_MS at most, else fails
+ * (503: the collectors send it again), and while a server is down or does
+ * not fetch, rounds with marks fail (those of late snapshots, replayed
+ * spools). *out NULL: no quorum (no cluster, insert_quorum 1, one replica).
+ */
+static enum lru_err marks_settings(struct ch *ch, const char *table, const char *set[5],
+				   char n[24], const char *const **out, struct lru_error *err)
+{
+	struct lru_buf sql, ans;
+	struct ch_rows r;
+	int64_t replicas = 0;
+	enum lru_err rc;
+
+	*out = NULL;
+	if (!ch->on_cluster[0] || ch->cfg->ch_insert_quorum <= 1)
+		return LRU_OK;
+	lru_buf_init(&sql);
+	lru_buf_init(&ans);
+	rc = lru_buf_printf(&sql, err, "SELECT total_replicas FROM system.replicas WHERE database = ") ||
+	     ch_quote(&sql, ch->cfg->ch_database, strlen(ch->cfg->ch_database), err) ||
+	     lru_buf_printf(&sql, err, " AND table = '%s'", table) || lru_buf_append(&sql, "", 1, err)
+	     ? LRU_ENOMEM : ch_post(ch, (const char *)sql.data, NULL, 0, NULL, &ans, err);
+	if (!rc) {
+		ch_rows_init(&r, &ans);
+		replicas = ch_rows_next(&r) ? strtoll(r.f[0], NULL, 10) : 0;
+	}
+	lru_buf_release(&sql);
+	lru_buf_release(&ans);
+	if (rc || replicas <= 1)
+		return rc;
+	snprintf(n, 24, "%" PRId64, replicas);
+	set[0] = "insert_quorum";
+	set[1] = n;
+	set[2] = "insert_quorum_timeout";
+	set[3] = MARKS_QUORUM_TIMEOUT_MS;
+	set[4] = NULL;
+	*out = set;
+	return LRU_OK;
+}
+
 /*
  * Write the jobs' snapshots; set each job's accepted and duplicates (those
  * stored before, and repeats within the round). A snapshot stored before
@@ -1416,9 +1468,10 @@ static enum lru_err insert(struct ch *ch, const char *sql, const struct lru_buf 
 static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error *err)
 {
 	/* a quorum not met in QUORUM_TIMEOUT_MS fails the INSERT (a replica is down: 503) */
-	const char *set[8], *const *settings = insert_settings(ch, set);
+	const char *set[8], *const *settings = insert_settings(ch, set), *mset[5];
+	const char *const *marks;
 	enum lru_err rc = LRU_OK;
-	char tbl[160], sql[256];
+	char tbl[160], sql[256], n[24], why[LRU_ERRMSG_MAX];
 
 	/* T_NR: the dirty marks again, once the samples are in */
 	for (int kk = 0; !rc && kk <= T_NR; kk++) {
@@ -1434,8 +1487,20 @@ static enum lru_err write_batch(struct ch *ch, struct batch *b, struct lru_error
 			else
 				ch_table(ch, insert_into[k], tbl, sizeof(tbl));
 			snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT TabSeparated", tbl);
-			rc = insert(ch, sql, &b->t[k], EVERYWHERE(k) ? NULL : settings,
-				    (long)ch->cfg->ch_timeout_ms, err);
+			if (!EVERYWHERE(k)) {
+				rc = insert(ch, sql, &b->t[k], settings, (long)ch->cfg->ch_timeout_ms, err);
+			} else if (kk == T_NR) {
+				rc = insert(ch, sql, &b->t[k], NULL, (long)ch->cfg->ch_timeout_ms, err);
+			} else {	/* the marks first, on every server (marks_settings) */
+				rc = marks_settings(ch, insert_into[k], mset, n, &marks, err);
+				rc = rc ? rc : insert(ch, sql, &b->t[k], marks, (long)ch->cfg->ch_timeout_ms, err);
+				if (rc) {
+					snprintf(why, sizeof(why), "%s", err->msg);
+					lru_fail(err, rc, "the marks of its %s did not reach every server "
+						 "(one down or behind?): %s", k == T_DIRTY ?
+						 "late samples" : "rollups", why);
+				}
+			}
 			log_debug("clickhouse: %s: %zu bytes in %" PRId64 " ms", insert_into[k],
 				  b->t[k].len, lru_now_ms() - t0);
 		}
@@ -2313,13 +2378,21 @@ static void ch_expire(struct ch *ch)
  * a shard) halved cold --by memcg of a job (p50 100-118 -> 55 ms), and
  * hosts_latest rank's (50-60 -> 28-42 ms); host_nodes' reads (per node) were
  * the cost of FINAL over its nested arrays more than of its parts (version 9).
+ * Only a table quiet on the shard is compacted: its newest part there (an
+ * INSERT's, a merge's or a fetch's) a maintenance-interval old or more.
+ * Under ingest its merges run anyway, and a compaction would compete with
+ * them and with the INSERTs for the same cores.
  */
 static const char *const compacted[] = { "hosts_latest", "node_state", "memcgs_by_path" };
 #define COMPACT_PARTS 2
 #define COMPACT_STEPS 4
 
-/* table's active parts on server u (-1: no answer) and whether u leads its replicas */
-static int64_t parts_at(struct ch *ch, size_t u, const char *table, bool *leader)
+/*
+ * table's active parts on server u (-1: no answer), whether u leads its
+ * replicas, and how many seconds ago its newest part there was made (an
+ * INSERT's, a merge's or a fetch's; with no part, a large number)
+ */
+static int64_t parts_at(struct ch *ch, size_t u, const char *table, bool *leader, int64_t *age_s)
 {
 	struct lru_error err;
 	struct lru_buf sql, out;
@@ -2329,19 +2402,21 @@ static int64_t parts_at(struct ch *ch, size_t u, const char *table, bool *leader
 
 	lru_buf_init(&sql);
 	lru_buf_init(&out);
-	rc = lru_buf_printf(&sql, NULL, "SELECT (SELECT count() FROM system.parts WHERE active AND "
-			    "database = ") ||
+	rc = lru_buf_printf(&sql, NULL, "SELECT count(), toInt64(now()) - toInt64(max("
+			    "modification_time)), (SELECT count() FROM system.replicas WHERE "
+			    "is_leader AND database = ") ||
 	     ch_quote(&sql, ch->cfg->ch_database, strlen(ch->cfg->ch_database), NULL) ||
-	     lru_buf_printf(&sql, NULL, " AND table = '%s_local'), (SELECT count() FROM "
-			    "system.replicas WHERE is_leader AND database = ", table) ||
+	     lru_buf_printf(&sql, NULL, " AND table = '%s_local') FROM system.parts WHERE active "
+			    "AND database = ", table) ||
 	     ch_quote(&sql, ch->cfg->ch_database, strlen(ch->cfg->ch_database), NULL) ||
-	     lru_buf_printf(&sql, NULL, " AND table = '%s_local')", table) ||
+	     lru_buf_printf(&sql, NULL, " AND table = '%s_local'", table) ||
 	     lru_buf_append(&sql, "", 1, NULL);
 	if (!rc && !post(ch, u, 1, (const char *)sql.data, NULL, 0, NULL, &out, &err)) {
 		ch_rows_init(&r, &out);
-		if (ch_rows_next(&r) && r.nf >= 2) {
+		if (ch_rows_next(&r) && r.nf >= 3) {
 			n = strtoll(r.f[0], NULL, 10);
-			*leader = strtoll(r.f[1], NULL, 10) > 0;
+			*age_s = strtoll(r.f[1], NULL, 10);
+			*leader = strtoll(r.f[2], NULL, 10) > 0;
 		}
 	}
 	lru_buf_release(&sql);
@@ -2355,12 +2430,13 @@ static void compact_at(struct ch *ch, size_t u, const char *table, int64_t parts
 	struct lru_error err;
 	int64_t before = INT64_MAX;
 	char sql[256];
+	int64_t age_s;
 	bool leader;
 
 	snprintf(sql, sizeof(sql), "OPTIMIZE TABLE %s.%s_local", ch->cfg->ch_database, table);
 	for (int step = 0; step < COMPACT_STEPS && !stopping(ch); step++) {
 		if (step)
-			parts = parts_at(ch, u, table, &leader);
+			parts = parts_at(ch, u, table, &leader, &age_s);
 		if (parts <= COMPACT_PARTS || parts >= before)
 			return;
 		before = parts;
@@ -2377,6 +2453,7 @@ static void compact_at(struct ch *ch, size_t u, const char *table, int64_t parts
 static void ch_compact(struct ch *ch)
 {
 	size_t n = ch->cfg->ch_urls.n, *shard = calloc(n + 1, sizeof(*shard));
+	int64_t quiet_s = (int64_t)(ch->cfg->maintenance_ms / 1000);
 	bool cluster = ch->on_cluster[0];
 
 	if (!shard)
@@ -2388,7 +2465,7 @@ static void ch_compact(struct ch *ch)
 
 		for (size_t u = 0; u < n && !stopping(ch); u++) {
 			size_t s = shard[u], pick = n;
-			int64_t parts = -1, p;
+			int64_t parts = -1, p, age_s = 0, a;
 			bool leader = false;
 
 			if ((cluster && !s) || s > MAX_SHARDS || done[s])
@@ -2396,12 +2473,14 @@ static void ch_compact(struct ch *ch)
 			done[s] = true;
 			/* the shard's leader for the table, else its first server that answers */
 			for (size_t v = u; v < n && !leader; v++)
-				if (shard[v] == s && (p = parts_at(ch, v, compacted[i], &leader)) >= 0 &&
+				if (shard[v] == s && (p = parts_at(ch, v, compacted[i], &leader, &a)) >= 0 &&
 				    (leader || pick == n)) {
 					pick = v;
 					parts = p;
+					age_s = a;
 				}
-			if (pick < n)
+			/* only once the table is quiet there (see compacted[]) */
+			if (pick < n && age_s >= quiet_s)
 				compact_at(ch, pick, compacted[i], parts);
 		}
 	}

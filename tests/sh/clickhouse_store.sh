@@ -478,10 +478,12 @@ dirty_left() {
 		GROUP BY hour, path" | awk '{ d += $1; n++ } END { print d + 0, n + 0 }'
 }
 all_clean() { [[ $(dirty_left) == "0 "[1-9]* ]]; }
+# late_round PREFIX [WHAT [COMMAND]]: COMMAND runs once the round is acknowledged
 late_round() {
 	local lt=$1 sb wb want
 	sb=$(job_samples "$(wssq "" "$SQ_URL")") wb=$(wssq "")
 	for u in "$B_URL" "$SQ_URL"; do SIM_NOW=$LT_NOW sim "$u" $lt "${LT[@]}" >/dev/null; done
+	[[ -n ${3:-} ]] && $3
 	want=$(add "$(job_samples "$wb")" "$(job_samples "$(wssq "" "$SQ_URL")")" "$sb")
 	check "late snapshots within raw-retention ($lt${2:-}): acknowledged, their samples raw" "4 1" \
 		"$(acked $lt) $(($(samples_of $lt) > 0))"
@@ -491,23 +493,46 @@ late_round() {
 }
 late_round lt1
 late_round lt2
-# a round while shard 2's servers fetch no marks (behind the others'): a query takes
-# the dirty pairs once, from the server the front-end asks (ch1-1), for every shard.
-# As a subquery each shard's server ran by its own marks, a pair's rollup rows (sharded
-# by path) and its late samples (by host) were read by different marks: counted twice,
-# or not at all (once at an hour's turn in CI, as the re-rolls of the hour's late
-# samples wrote their clean marks)
+# a round, then shard 2's servers fetch no marks (behind the others' as the re-roll marks
+# the pairs clean): a query takes the dirty pairs once, from the server the front-end asks
+# (ch1-1), for every shard. As a subquery each shard's server ran by its own marks, a
+# pair's rollup rows (sharded by path) and its late samples (by host) were read by
+# different marks: counted twice, or not at all (once at an hour's turn in CI, as the
+# re-rolls of the hour's late samples wrote their clean marks)
 marks_fetch() {
 	local u
 	for u in "$CH_2_1_HTTP" "$CH_2_2_HTTP"; do chq "SYSTEM $1 FETCHES lrugen.wss_dirty_local" "$u" >/dev/null; done
 }
-marks_fetch STOP
-late_round lt3 ", shard 2 behind the marks"
+late_round lt3 ", then shard 2 behind the clean marks" "marks_fetch STOP"
 marks_fetch START
 check "... the marks on every server" "1 1 1 1" \
 	"$(for u in ${CLICKHOUSE_URLS//,/ }; do
 		chq "SELECT count() > 0 FROM lrugen.wss_dirty_local WHERE kind = 1" "$u"
 	done | xargs)"
+# a round while shard 2's servers fetch no marks: its front-end (B) writes the marks with
+# insert_quorum = every server (4), 10 s at most, else 503 and no sample stored.
+# Acknowledged before, its late samples would be missing from the answers of a front-end
+# that asks ch2-1 (R) until the marks got there: their pairs read as rolled up
+want_lt4() { add "$(job_samples "$1")" "$(job_samples "$(wssq "" "$SQ_URL")")" "$2"; }
+start_fe R "${CH[@]:0:2}" "${CH[@]:4}" --clickhouse-url "$CH_2_1_HTTP" --config "$tmp/tokens.conf" \
+	--raw-retention 30d --clickhouse-rollup-after 3s --maintenance-interval 1d || { finish; exit 1; }
+marks_fetch STOP
+wr=$(wssq "" "$R_URL")
+SIM_NOW=$LT_NOW sim "$B_URL" lt4 "${LT[@]}" >/dev/null
+check "a late round while shard 2 fetches no marks: not acknowledged, no sample stored" "0 0" \
+	"$(acked lt4) $(samples_of lt4)"
+check_grep "... the front-end says why" "the marks of its late samples did not reach every server" \
+	"$(cat "$B_LOG")"
+check "... a front-end asking ch2-1 answers as before" "$wr" "$(wssq "" "$R_URL")"
+marks_fetch START
+sb=$(job_samples "$(wssq "" "$SQ_URL")")
+for u in "$B_URL" "$SQ_URL"; do SIM_NOW=$LT_NOW sim "$u" lt4 "${LT[@]}" >/dev/null; done
+check "... sent again, the marks fetched: acknowledged" 4 "$(acked lt4)"
+check "... counted once at once by the front-end asking ch2-1 (as sqlite does)" \
+	"$(want_lt4 "$wr" "$sb")" "$(job_samples "$(wssq "" "$R_URL")")"
+wait_for "... their pairs rolled up again and marked clean" 60 all_clean && pass
+check "... still once, from the rollups" "$(want_lt4 "$wr" "$sb")" "$(job_samples "$(wssq "" "$R_URL")")"
+stop_fe R
 check_grep "... the roll-ups again logged" "rolled up the late samples of hour $((LT_NOW / 3600000)) again" \
 	"$(cat "$B_LOG")"
 w2=$(wssq "")	# (with the late rounds: recent, they stay below)
